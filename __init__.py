@@ -1,0 +1,1 @@
+"""accel: a Python-driven MLIR compiler that turns a GEMM into AMD GPU code objects."""

@@ -1,0 +1,49 @@
+"""Diagnostics: the one error type every layer below tools/ raises.
+
+Nothing below tools/ prints or exits; it raises `AccelError`, which carries an MLIR
+location when it has one. The tools render it as `file:line:col: error: message`
+(mlir-opt's format) and exit 1.
+"""
+
+from __future__ import annotations
+
+import re
+
+# str(ir.Location) looks like  loc("file.mlir":12:5)  or  loc(unknown) or
+# loc(callsite(...)) / loc(fused[...]); we take the first file:line:col in it.
+_FILE_LINE_COL = re.compile(r'"([^"]*)":(\d+):(\d+)')
+
+
+class AccelError(Exception):
+    """A user-facing error: bad input, an unsupported configuration, a failed rule."""
+
+    def __init__(self, message: str, location=None, severity: str = "error"):
+        super().__init__(message)
+        self.message = message
+        self.location = location  # an ir.Location, a (file, line, col) tuple, or None
+        self.severity = severity
+
+    def file_line_col(self) -> tuple[str, int, int] | None:
+        loc = self.location
+        if loc is None:
+            return None
+        if isinstance(loc, tuple):
+            return loc
+        m = _FILE_LINE_COL.search(str(loc))
+        if not m:
+            return None
+        return m.group(1), int(m.group(2)), int(m.group(3))
+
+    def render(self, filename: str | None = None) -> str:
+        """`file:line:col: error: message`; `filename` replaces the parser's "-"."""
+        flc = self.file_line_col()
+        if flc is None:
+            where = f"{filename}: " if filename else ""
+            return f"{where}{self.severity}: {self.message}"
+        f, line, col = flc
+        if filename and f in ("-", "", "<stdin>"):
+            f = filename
+        return f"{f}:{line}:{col}: {self.severity}: {self.message}"
+
+    def __str__(self) -> str:
+        return self.render()
