@@ -1,0 +1,1 @@
+"""Passes, one per file, each an `AccelPass` registered under an `accel-...` name."""

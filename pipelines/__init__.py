@@ -1,0 +1,1 @@
+"""Named pipelines and the textual pipeline runner."""

@@ -1,0 +1,410 @@
+"""The `accel` dialect ops: Python classes that build, read and verify them.
+
+The bindings cannot register a new dialect, so these are unregistered ops printed in
+generic form, e.g.
+
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "row", b_layout = "row",
+                            c_layout = "row", perf_config = "v4:..."}
+      : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+
+Destination style on memrefs: C[G,M,N] (+)= A[G,M,K] * B[G,K,N]. Operand layouts:
+  A: row [G,M,K] | transposed [G,K,M] | accel [G, M/mPB, K/kPB, kpackPB, mPB, kpack]
+  B: row [G,K,N] | transposed [G,N,K] | accel [G, N/nPB, K/kPB, kpackPB, nPB, kpack]
+  C: row [G,M,N]
+`accumulate` (unit attribute) adds into C instead of overwriting it. After
+`accel-affix-perf-config` the op also carries block_size, grid_size and padded_m/n/k.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel.bindings import ir
+from accel.diagnostics import AccelError
+from accel.dialect.accel_layout import AccelTile
+from accel.dialect.perf_config import PerfConfig
+from accel.target.database import get_arch
+
+OPERAND_LAYOUTS = ("row", "transposed", "accel")
+
+# Accumulator type and legal output types per input element type.
+ACCUMULATOR = {"f16": "f32", "bf16": "f32", "i8": "i32", "f32": "f32"}
+OUTPUT_TYPES = {"f16": ("f32", "f16", "bf16"), "bf16": ("f32", "f16", "bf16"),
+                "i8": ("i32",), "f32": ("f32",)}
+
+
+def memref_info(value: ir.Value) -> tuple[list[int], str]:
+    """(static shape, element type name) of a memref value; AccelError otherwise."""
+    t = value.type
+    if not isinstance(t, ir.MemRefType):
+        raise AccelError(f"expected a memref operand, got {t}")
+    mt = t
+    if not mt.has_static_shape:
+        raise AccelError(f"expected a statically shaped memref, got {t}")
+    return list(mt.shape), str(mt.element_type)
+
+
+def _str_attr(op: ir.Operation, name: str, default: str | None = None) -> str | None:
+    if name not in op.attributes:
+        return default
+    a = op.attributes[name]
+    if not isinstance(a, ir.StringAttr):
+        raise AccelError(f"attribute '{name}' must be a string", op.location)
+    return a.value
+
+
+def _int_attr(op: ir.Operation, name: str) -> int | None:
+    if name not in op.attributes:
+        return None
+    return op.attributes[name].value
+
+
+@dataclass(frozen=True)
+class GemmShape:
+    """Logical GEMM extents. K is the padded K when both A and B are in the accel layout."""
+    g: int
+    m: int
+    n: int
+    k: int
+
+
+class GemmOp:
+    OP_NAME = "accel.gemm"
+
+    def __init__(self, op):
+        self.op: ir.Operation = op.operation
+        if self.op.name != self.OP_NAME:
+            raise AccelError(f"expected {self.OP_NAME}, got {self.op.name}", self.op.location)
+
+    @staticmethod
+    def isa(op) -> bool:
+        return op.operation.name == GemmOp.OP_NAME
+
+    @classmethod
+    def build(cls, a: ir.Value, b: ir.Value, c: ir.Value, *, arch: str,
+              a_layout: str = "row", b_layout: str = "row", c_layout: str = "row",
+              perf_config: PerfConfig | str | None = None, accumulate: bool = False,
+              loc: ir.Location | None = None) -> "GemmOp":
+        """Create the op at the current insertion point."""
+        attrs = {
+            "arch": ir.StringAttr.get(arch),
+            "a_layout": ir.StringAttr.get(a_layout),
+            "b_layout": ir.StringAttr.get(b_layout),
+            "c_layout": ir.StringAttr.get(c_layout),
+        }
+        if perf_config is not None:
+            attrs["perf_config"] = ir.StringAttr.get(str(perf_config))
+        if accumulate:
+            attrs["accumulate"] = ir.UnitAttr.get()
+        op = ir.Operation.create(cls.OP_NAME, results=[], operands=[a, b, c],
+                                 attributes=attrs, loc=loc or ir.Location.unknown())
+        return cls(op)
+
+    # ---- reading -------------------------------------------------------------
+    @property
+    def a(self) -> ir.Value:
+        return self.op.operands[0]
+
+    @property
+    def b(self) -> ir.Value:
+        return self.op.operands[1]
+
+    @property
+    def c(self) -> ir.Value:
+        return self.op.operands[2]
+
+    @property
+    def location(self) -> ir.Location:
+        return self.op.location
+
+    @property
+    def arch(self) -> str:
+        return _str_attr(self.op, "arch")
+
+    @property
+    def a_layout(self) -> str:
+        return _str_attr(self.op, "a_layout", "row")
+
+    @property
+    def b_layout(self) -> str:
+        return _str_attr(self.op, "b_layout", "row")
+
+    @property
+    def c_layout(self) -> str:
+        return _str_attr(self.op, "c_layout", "row")
+
+    @property
+    def accumulate(self) -> bool:
+        return "accumulate" in self.op.attributes
+
+    @property
+    def perf_config_text(self) -> str | None:
+        return _str_attr(self.op, "perf_config")
+
+    @property
+    def perf_config(self) -> PerfConfig | None:
+        text = self.perf_config_text
+        if text is None:
+            return None
+        try:
+            return PerfConfig.parse(text, get_arch(self.arch).mma_kind)
+        except AccelError as e:
+            raise AccelError(e.message, self.location) from None
+
+    @property
+    def in_type(self) -> str:
+        return memref_info(self.a)[1]
+
+    @property
+    def out_type(self) -> str:
+        return memref_info(self.c)[1]
+
+    @property
+    def block_size(self) -> int | None:
+        return _int_attr(self.op, "block_size")
+
+    @property
+    def grid_size(self) -> int | None:
+        return _int_attr(self.op, "grid_size")
+
+    @property
+    def padded(self) -> tuple[int, int, int] | None:
+        vals = [_int_attr(self.op, f"padded_{d}") for d in "mnk"]
+        return None if None in vals else tuple(vals)
+
+    def shape(self) -> GemmShape:
+        """G, M, N, K read off the operands (call verify() first for a clean error)."""
+        a_shape, _ = memref_info(self.a)
+        b_shape, _ = memref_info(self.b)
+        c_shape, _ = memref_info(self.c)
+        g, m, n = c_shape
+        k = _reduction_extent(a_shape, self.a_layout, "a")
+        if k is None:
+            k = _reduction_extent(b_shape, self.b_layout, "b")
+        if k is None:  # both accel: K is only known padded
+            k = AccelTile.padded(a_shape)[2]
+        return GemmShape(g, m, n, k)
+
+    # ---- writing -------------------------------------------------------------
+    def set_perf_config(self, config: PerfConfig) -> None:
+        self.op.attributes["perf_config"] = ir.StringAttr.get(str(config))
+
+    def set_launch(self, block_size: int, grid_size: int, padded: tuple[int, int, int]) -> None:
+        i64 = ir.IntegerType.get_signless(64)
+        self.op.attributes["block_size"] = ir.IntegerAttr.get(i64, block_size)
+        self.op.attributes["grid_size"] = ir.IntegerAttr.get(i64, grid_size)
+        for d, v in zip("mnk", padded):
+            self.op.attributes[f"padded_{d}"] = ir.IntegerAttr.get(i64, v)
+
+    # ---- verification --------------------------------------------------------
+    def verify(self) -> None:
+        """Raise one AccelError at the op's location for the first rule broken."""
+        try:
+            self._verify()
+        except AccelError as e:
+            if e.location is None:
+                e.location = self.location
+            raise
+
+    def _verify(self) -> None:
+        op = self.op
+        if len(op.operands) != 3 or len(op.results) != 0:
+            raise AccelError("'accel.gemm' takes 3 operands (A, B, C) and has no results")
+        arch = self.arch
+        if arch is None:
+            raise AccelError("'accel.gemm' requires an 'arch' attribute")
+        info = get_arch(arch)
+        for name in ("a_layout", "b_layout"):
+            lay = _str_attr(op, name, "row")
+            if lay not in OPERAND_LAYOUTS:
+                raise AccelError(f"{name} must be one of {', '.join(OPERAND_LAYOUTS)}, got '{lay}'")
+        if self.c_layout != "row":
+            raise AccelError(f"c_layout must be 'row', got '{self.c_layout}'")
+        (a_shape, a_t), (b_shape, b_t), (c_shape, c_t) = (
+            memref_info(v) for v in (self.a, self.b, self.c))
+        if a_t != b_t:
+            raise AccelError(f"A and B element types differ: {a_t} vs {b_t}")
+        if a_t not in ACCUMULATOR or not info.supports(a_t):
+            raise AccelError(f"element type {a_t} is not supported on {arch}")
+        if c_t not in OUTPUT_TYPES[a_t]:
+            raise AccelError(f"output type {c_t} is not supported for {a_t} inputs "
+                             f"(expected one of {', '.join(OUTPUT_TYPES[a_t])})")
+        if len(c_shape) != 3:
+            raise AccelError(f"C must be rank 3 [G, M, N], got rank {len(c_shape)}")
+        g, m, n = c_shape
+        config = self.perf_config
+        a_g, a_d, a_k = _plain_view(a_shape, self.a_layout, "A")
+        b_g, b_d, b_k = _plain_view(b_shape, self.b_layout, "B")
+        if a_g != g or b_g != g:
+            raise AccelError(f"batch sizes disagree: A {a_g}, B {b_g}, C {g}")
+        _check_d(a_d, m, self.a_layout, "A", "M", a_shape)
+        _check_d(b_d, n, self.b_layout, "B", "N", b_shape)
+        if self.a_layout == "accel" and self.b_layout == "accel":
+            if a_k != b_k:
+                raise AccelError(f"padded K of A ({a_k}) and B ({b_k}) disagree")
+        elif self.a_layout == "accel" or self.b_layout == "accel":
+            plain_k, accel_k, kpb = (b_k, a_k, a_shape) if self.a_layout == "accel" else (a_k, b_k, b_shape)
+            kpb = kpb[3] * kpb[5]
+            if not (accel_k - kpb < plain_k <= accel_k):
+                raise AccelError(f"K mismatch: plain operand has K={plain_k}, accel operand "
+                                 f"holds K padded to {accel_k}")
+        elif a_k != b_k:
+            raise AccelError(f"K of A ({a_k}) and B ({b_k}) disagree")
+        if config is not None:
+            for lay, shp, name, dpb in ((self.a_layout, a_shape, "A", config.m_per_block),
+                                        (self.b_layout, b_shape, "B", config.n_per_block)):
+                if lay != "accel":
+                    continue
+                _, _, _, kpb, d, kp = shp
+                if (d, kpb, kp) != (dpb, config.kpack_per_block, config.kpack):
+                    raise AccelError(
+                        f"{name} accel layout [.., {kpb}, {d}, {kp}] disagrees with perf config "
+                        f"{config} (expects kpackPerBlock={config.kpack_per_block}, "
+                        f"dPerBlock={dpb}, kpack={config.kpack})")
+
+
+def _reduction_extent(shape, layout: str, operand: str) -> int | None:
+    if layout == "accel":
+        return None
+    if operand == "a":
+        return shape[2] if layout == "row" else shape[1]
+    return shape[1] if layout == "row" else shape[2]
+
+
+def _plain_view(shape, layout: str, name: str) -> tuple[int, int, int]:
+    """(G, D, K) of an operand; D and K are padded for the accel layout."""
+    want = 6 if layout == "accel" else 3
+    if len(shape) != want:
+        raise AccelError(f"{name} in '{layout}' layout must be rank {want}, got rank {len(shape)}")
+    if layout == "accel":
+        return AccelTile.padded(shape)
+    g, x, y = shape
+    # A row is [G,M,K], B row is [G,K,N]; "transposed" swaps the last two.
+    d_first = (name == "A") == (layout == "row")
+    return (g, x, y) if d_first else (g, y, x)
+
+
+def _check_d(d: int, want: int, layout: str, name: str, dim: str, shape) -> None:
+    if layout == "accel":
+        dpb = shape[4]
+        if not (d - dpb < want <= d):
+            raise AccelError(f"{name} accel layout holds {dim} padded to {d}, which does not "
+                             f"match {dim}={want} of C")
+    elif d != want:
+        raise AccelError(f"{name} has {dim}={d} but C has {dim}={want}")
+
+
+class _PackLike:
+    """accel.pack (plain -> accel) and accel.unpack (accel -> plain), destination style.
+
+      "accel.pack"(%src, %dst) {transposed = false} : (memref<GxDxK>, memref<6-D>) -> ()
+      "accel.unpack"(%src, %dst) {transposed = false} : (memref<6-D>, memref<GxDxK>) -> ()
+
+    `transposed` means the plain side is [G, K, D] (as B is in row layout). The
+    blocking (dPerBlock, kpackPerBlock, kpack) is read off the 6-D type.
+    """
+    OP_NAME = ""
+    PLAIN_INDEX = 0
+
+    def __init__(self, op):
+        self.op: ir.Operation = op.operation
+
+    @classmethod
+    def isa(cls, op) -> bool:
+        return op.operation.name == cls.OP_NAME
+
+    @classmethod
+    def build(cls, src: ir.Value, dst: ir.Value, *, transposed: bool,
+              loc: ir.Location | None = None):
+        op = ir.Operation.create(cls.OP_NAME, results=[], operands=[src, dst],
+                                 attributes={"transposed": ir.BoolAttr.get(transposed)},
+                                 loc=loc or ir.Location.unknown())
+        return cls(op)
+
+    @property
+    def source(self) -> ir.Value:
+        return self.op.operands[0]
+
+    @property
+    def dest(self) -> ir.Value:
+        return self.op.operands[1]
+
+    @property
+    def plain(self) -> ir.Value:
+        return self.op.operands[self.PLAIN_INDEX]
+
+    @property
+    def packed(self) -> ir.Value:
+        return self.op.operands[1 - self.PLAIN_INDEX]
+
+    @property
+    def transposed(self) -> bool:
+        a = self.op.attributes["transposed"] if "transposed" in self.op.attributes else None
+        return bool(a.value) if a is not None else False
+
+    @property
+    def tile(self) -> AccelTile:
+        return AccelTile.of_shape(memref_info(self.packed)[0])
+
+    def verify(self) -> None:
+        try:
+            if len(self.op.operands) != 2:
+                raise AccelError(f"'{self.OP_NAME}' takes 2 operands (source, dest)")
+            plain, pt = memref_info(self.plain)
+            packed, kt = memref_info(self.packed)
+            if pt != kt:
+                raise AccelError(f"element types differ: {pt} vs {kt}")
+            if len(plain) != 3:
+                raise AccelError(f"plain operand must be rank 3, got rank {len(plain)}")
+            if len(packed) != 6:
+                raise AccelError(f"accel operand must be rank 6, got rank {len(packed)}")
+            g, x, y = plain
+            d, k = (y, x) if self.transposed else (x, y)
+            want = AccelTile.of_shape(packed).shape(g, d, k)
+            if tuple(packed) != want:
+                raise AccelError(f"accel shape {list(packed)} does not hold a [G={g}, D={d}, "
+                                 f"K={k}] operand; expected {list(want)}")
+        except AccelError as e:
+            if e.location is None:
+                e.location = self.op.location
+            raise
+
+
+class PackOp(_PackLike):
+    OP_NAME = "accel.pack"
+    PLAIN_INDEX = 0
+
+
+class UnpackOp(_PackLike):
+    OP_NAME = "accel.unpack"
+    PLAIN_INDEX = 1
+
+
+OP_CLASSES = {c.OP_NAME: c for c in (GemmOp, PackOp, UnpackOp)}
+
+
+def collect_ops(root, name: str | None = None) -> list[ir.Operation]:
+    """All ops under `root` (pre-order), or those named `name`.
+
+    Collect first, act after: an exception raised inside an `ir` walk callback comes
+    back wrapped in a RuntimeError, so nothing that may raise runs inside the walk.
+    """
+    found: list[ir.Operation] = []
+
+    def visit(op):
+        if name is None or op.name == name:
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    root.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def verify_module(module) -> None:
+    """Verify every accel op in the module; the first error is raised."""
+    for op in collect_ops(module):
+        cls = OP_CLASSES.get(op.name)
+        if cls is not None:
+            cls(op).verify()
+        elif op.name.startswith("accel."):
+            raise AccelError(f"unknown accel op '{op.name}'", op.location)

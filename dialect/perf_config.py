@@ -1,0 +1,160 @@
+"""rocMLIR perf-config strings, parsed into one value type.
+
+A perf config fixes the tile a GEMM kernel is built with. rocMLIR prints it as a
+version tag and a comma-separated list of integers:
+
+  v4 (14 fields): mPerBlock, nPerBlock, kpackPerBlock, mPerWave, nPerWave, mnPerXdl,
+                  kpack, splitKFactor, scheduleVersion, outputSwizzle, wavesPerEU,
+                  gridGroupSize, forceUnroll, bCopyMore
+  v3 (11 fields): mPerBlock, nPerBlock, kpackPerBlock, mPerWave, <field 4>, kpack,
+                  splitKFactor, scheduleVersion, outputSwizzle, forceUnroll, bCopyMore
+
+v3 has no separate nPerWave/mnPerXdl; its field 4 is read the legacy way:
+  WMMA: field 4 is nPerWave, and mnPerXdl is fixed at 16 (the only WMMA tile).
+  MFMA: field 4 is mnPerXdl, and the waves are re-derived for at most 4 per
+        workgroup: mWaves = min(mPB/mPW, 4), nWaves = 4/mWaves, mPW = mPB/mWaves,
+        nPW = max(nPB/nWaves, mnPerXdl).
+Worked examples (rocMLIR's own tests): MFMA `v3:128,64,8,64,32,4,9,2,2,0,1` gives
+mPerWave 64, nPerWave 32, mnPerXdl 32, kpack 4; `v4:64,64,8,32,32,16,4,2,3,2,0,0,1,1`
+round-trips field for field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from accel.diagnostics import AccelError
+
+V4_FIELDS = (
+    "m_per_block", "n_per_block", "kpack_per_block", "m_per_wave", "n_per_wave",
+    "mn_per_xdl", "kpack", "split_k", "schedule_version", "output_swizzle",
+    "waves_per_eu", "grid_group_size", "force_unroll", "b_copy_more",
+)
+V3_FIELDS = (
+    "m_per_block", "n_per_block", "kpack_per_block", "m_per_wave", "field4",
+    "kpack", "split_k", "schedule_version", "output_swizzle", "force_unroll",
+    "b_copy_more",
+)
+
+# Fields that must be positive; the rest may be zero ("default"/"off").
+_POSITIVE = {"m_per_block", "n_per_block", "kpack_per_block", "m_per_wave",
+             "n_per_wave", "mn_per_xdl", "kpack", "split_k", "field4"}
+_BOOLEAN = {"force_unroll", "b_copy_more"}
+
+
+@dataclass(frozen=True)
+class PerfConfig:
+    m_per_block: int
+    n_per_block: int
+    kpack_per_block: int
+    m_per_wave: int
+    n_per_wave: int
+    mn_per_xdl: int
+    kpack: int
+    split_k: int = 1
+    schedule_version: int = 1
+    output_swizzle: int = 2
+    waves_per_eu: int = 0
+    grid_group_size: int = 0
+    force_unroll: int = 1
+    b_copy_more: int = 1
+
+    # ---- derived sizes -------------------------------------------------------
+    @property
+    def k_per_block(self) -> int:
+        return self.kpack_per_block * self.kpack
+
+    @property
+    def waves_m(self) -> int:
+        return self.m_per_block // self.m_per_wave
+
+    @property
+    def waves_n(self) -> int:
+        return self.n_per_block // self.n_per_wave
+
+    @property
+    def num_waves(self) -> int:
+        return self.waves_m * self.waves_n
+
+    def block_size(self, wave_size: int) -> int:
+        return self.num_waves * wave_size
+
+    @property
+    def double_buffered(self) -> bool:
+        # scheduleVersion 2 is rocMLIR's double-buffered LDS pipeline.
+        return self.schedule_version == 2
+
+    # ---- text ----------------------------------------------------------------
+    def __str__(self) -> str:
+        return "v4:" + ",".join(str(getattr(self, f)) for f in V4_FIELDS)
+
+    @classmethod
+    def parse(cls, text: str, mma_kind: str = "mfma") -> "PerfConfig":
+        """Parse a `v3:`/`v4:` string. `mma_kind` ("mfma"/"wmma") decides v3's field 4.
+
+        Raises AccelError naming the bad field.
+        """
+        text = text.strip()
+        version, sep, body = text.partition(":")
+        if not sep or version not in ("v3", "v4"):
+            raise AccelError(
+                f"perf config '{text}': expected a 'v3:' or 'v4:' prefix")
+        names = V4_FIELDS if version == "v4" else V3_FIELDS
+        parts = body.split(",")
+        if len(parts) != len(names):
+            raise AccelError(
+                f"perf config '{text}': {version} takes {len(names)} fields, got {len(parts)}")
+        values: dict[str, int] = {}
+        for i, (name, part) in enumerate(zip(names, parts)):
+            try:
+                v = int(part.strip(), 10)
+            except ValueError:
+                raise AccelError(
+                    f"perf config '{text}': field {i} ({name}) is not an integer: '{part}'"
+                ) from None
+            if v < 0 or (name in _POSITIVE and v == 0):
+                raise AccelError(f"perf config '{text}': field {i} ({name}) must be "
+                                 f"{'positive' if name in _POSITIVE else 'non-negative'}, got {v}")
+            if name in _BOOLEAN and v > 1:
+                raise AccelError(f"perf config '{text}': field {i} ({name}) must be 0 or 1, got {v}")
+            values[name] = v
+        if version == "v4":
+            cfg = cls(**values)
+        else:
+            cfg = cls._from_v3(values, mma_kind, text)
+        cfg._check_divisibility(text)
+        return cfg
+
+    @classmethod
+    def _from_v3(cls, v: dict[str, int], mma_kind: str, text: str) -> "PerfConfig":
+        mpb, npb, mpw, f4 = v["m_per_block"], v["n_per_block"], v["m_per_wave"], v["field4"]
+        if mma_kind == "wmma":
+            n_per_wave, mn_per_xdl, m_per_wave = f4, 16, mpw
+        elif mma_kind == "mfma":
+            mn_per_xdl = f4
+            if mpw > mpb or mpb % mpw:
+                raise AccelError(f"perf config '{text}': field 3 (m_per_wave) {mpw} "
+                                 f"does not divide m_per_block {mpb}")
+            waves_m = min(mpb // mpw, 4)
+            waves_n = 4 // waves_m
+            m_per_wave = mpb // waves_m
+            n_per_wave = max(npb // waves_n, mn_per_xdl)
+        else:
+            raise AccelError(f"unknown MMA kind '{mma_kind}'")
+        rest = {k: v[k] for k in ("m_per_block", "n_per_block", "kpack_per_block", "kpack",
+                                  "split_k", "schedule_version", "output_swizzle",
+                                  "force_unroll", "b_copy_more")}
+        return cls(m_per_wave=m_per_wave, n_per_wave=n_per_wave, mn_per_xdl=mn_per_xdl, **rest)
+
+    def _check_divisibility(self, text: str) -> None:
+        if self.m_per_block % self.m_per_wave:
+            raise AccelError(f"perf config '{text}': m_per_wave {self.m_per_wave} does not "
+                             f"divide m_per_block {self.m_per_block}")
+        if self.n_per_block % self.n_per_wave:
+            raise AccelError(f"perf config '{text}': n_per_wave {self.n_per_wave} does not "
+                             f"divide n_per_block {self.n_per_block}")
+
+    def replace(self, **changes) -> "PerfConfig":
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d.update(changes)
+        return PerfConfig(**d)

@@ -1,0 +1,130 @@
+"""Textual pipelines that mix our Python passes with upstream MLIR passes.
+
+`builtin.module(accel-affix-perf-config{cu-count=96}, canonicalize, gpu.module(...))`
+is split at top-level commas. Elements named like a registered accel pass become
+that pass; runs of other elements are handed, as one segment, to
+`PassManager.parse("builtin.module(...)")`. The outer `builtin.module(...)` is optional.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Union
+
+from accel.bindings import ir, passmanager
+from accel.diagnostics import AccelError
+from accel.passes.registry import AccelPass, load_all
+
+
+@dataclass(frozen=True)
+class UpstreamSegment:
+    """Consecutive upstream pass elements, run by one MLIR PassManager."""
+    text: str
+
+    def spec(self) -> str:
+        return self.text
+
+    @property
+    def NAME(self) -> str:  # noqa: N802 - mirrors AccelPass.NAME for printing
+        return self.text
+
+
+Step = Union[AccelPass, UpstreamSegment]
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Split at `sep` outside (), {} and quotes."""
+    parts, depth, cur, quote = [], 0, [], False
+    for ch in text:
+        if ch == '"':
+            quote = not quote
+        elif not quote and ch in "({[":
+            depth += 1
+        elif not quote and ch in ")}]":
+            depth -= 1
+            if depth < 0:
+                raise AccelError(f"unbalanced '{ch}' in pipeline '{text}'")
+        if ch == sep and depth == 0 and not quote:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if depth != 0 or quote:
+        raise AccelError(f"unbalanced brackets or quotes in pipeline '{text}'")
+    last = "".join(cur).strip()
+    if last:
+        parts.append(last)
+    return [p for p in parts if p]
+
+
+def parse_pass_element(element: str) -> tuple[str, dict[str, str]]:
+    """`name{a=1 b=x}` -> ("name", {"a": "1", "b": "x"})."""
+    element = element.strip()
+    if "{" not in element or "(" in element.split("{", 1)[0]:  # nested pipeline: upstream
+        return element, {}
+    if not element.endswith("}"):
+        raise AccelError(f"malformed pass element '{element}'")
+    name, body = element[:-1].split("{", 1)
+    opts: dict[str, str] = {}
+    for item in split_top_level(body, " "):
+        key, eq, value = item.partition("=")
+        opts[key.strip()] = value.strip().strip('"') if eq else "true"
+    return name.strip(), opts
+
+
+def parse_pipeline(text: str) -> list[Step]:
+    passes = load_all()
+    text = text.strip()
+    for wrapper in ("builtin.module(", "any("):
+        if text.startswith(wrapper) and text.endswith(")"):
+            text = text[len(wrapper):-1]
+            break
+    steps: list[Step] = []
+    upstream: list[str] = []
+    for element in split_top_level(text):
+        name, opts = parse_pass_element(element)
+        if name in passes:
+            if upstream:
+                steps.append(UpstreamSegment(", ".join(upstream)))
+                upstream = []
+            steps.append(passes[name].from_options(opts))
+        elif name.startswith("accel-"):
+            raise AccelError(f"unknown pass '{name}' (see accel-opt --list-passes)")
+        else:
+            upstream.append(element)
+    if upstream:
+        steps.append(UpstreamSegment(", ".join(upstream)))
+    return steps
+
+
+def _upstream_error(err: Exception) -> AccelError:
+    """Turn an MLIRError from PassManager.run into one AccelError at its location."""
+    diags = getattr(err, "error_diagnostics", None) or []
+    if diags:
+        d = diags[0]
+        return AccelError(d.message, d.location)
+    return AccelError(str(err).strip().splitlines()[0] if str(err).strip() else repr(err))
+
+
+def run_steps(module: ir.Module, steps: list[Step],
+              after_each: Callable[[Step, ir.Module], None] | None = None) -> None:
+    """Run steps in order on `module`, in place. `after_each` sees the IR after each."""
+    for step in steps:
+        if isinstance(step, UpstreamSegment):
+            try:
+                pm = passmanager.PassManager.parse(f"builtin.module({step.text})")
+            except (ValueError, RuntimeError) as e:
+                raise AccelError(f"invalid upstream pipeline '{step.text}': "
+                                 f"{str(e).strip().splitlines()[0]}") from None
+            try:
+                pm.run(module.operation)
+            except ir.MLIRError as e:
+                raise _upstream_error(e) from None
+        else:
+            step.run(module)
+        if after_each is not None:
+            after_each(step, module)
+
+
+def run_pipeline(module: ir.Module, text: str, **kw) -> None:
+    run_steps(module, parse_pipeline(text), **kw)

@@ -1,0 +1,75 @@
+"""A trivial gpu.module compiles to a real ELF code object on every arch."""
+
+import re
+import struct
+
+import pytest
+
+from accel.bindings import gpu, ir, new_context, passmanager
+from accel.target.toolchain import ensure_linker
+
+EM_AMDGPU = 224
+# e_flags mach values (llvm/BinaryFormat/ELF.h, EF_AMDGPU_MACH_AMDGCN_*).
+EF_AMDGPU_MACH = {"gfx942": 0x04C, "gfx1100": 0x041, "gfx1201": 0x04E}
+EF_AMDGPU_MACH_MASK = 0x0FF
+
+TRIVIAL = """
+module attributes {gpu.container_module} {
+  gpu.module @trivial {
+    gpu.func @store_tid(%out: memref<64xi32>) kernel {
+      %t = gpu.thread_id x
+      %i = arith.index_cast %t : index to i32
+      memref.store %i, %out[%t] : memref<64xi32>
+      gpu.return
+    }
+  }
+}
+"""
+
+
+def compile_trivial(arch: str, fmt: str) -> bytes:
+    ensure_linker()
+    with new_context():
+        module = ir.Module.parse(TRIVIAL)
+        pm = passmanager.PassManager.parse(
+            "builtin.module(gpu.module(convert-gpu-to-rocdl{use-bare-ptr-memref-call-conv=true}),"
+            f"rocdl-attach-target{{chip={arch}}},gpu-to-llvm{{use-bare-pointers-for-kernels=true}},"
+            f"gpu-module-to-binary{{format={fmt}}})")
+        pm.run(module.operation)
+        binary = module.body.operations[0]
+        return bytes(gpu.ObjectAttr(binary.attributes["objects"][0]).object)
+
+
+def elf_symbols(data: bytes) -> set[str]:
+    """Names in .symtab/.dynsym, read with struct (no ELF library needed)."""
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names = set()
+    for sh in sections:
+        if sh[1] in (2, 11):  # SHT_SYMTAB, SHT_DYNSYM
+            strtab = sections[sh[6]]
+            for off in range(sh[4], sh[4] + sh[5], 24):
+                name_off, = struct.unpack_from("<I", data, off)
+                start = strtab[4] + name_off
+                names.add(data[start:data.index(b"\0", start)].decode())
+    return names
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx1201"])
+def test_trivial_kernel_is_amdgpu_elf(arch):
+    data = compile_trivial(arch, "bin")
+    assert data[:4] == b"\x7fELF"
+    assert data[4] == 2  # ELFCLASS64
+    e_machine, = struct.unpack_from("<H", data, 0x12)
+    assert e_machine == EM_AMDGPU
+    e_flags, = struct.unpack_from("<I", data, 0x30)
+    assert e_flags & EF_AMDGPU_MACH_MASK == EF_AMDGPU_MACH[arch]
+    assert "store_tid" in elf_symbols(data)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx1201"])
+def test_trivial_kernel_assembly_names_target(arch):
+    asm = compile_trivial(arch, "isa").decode()
+    assert re.search(rf'\.amdgcn_target "amdgcn-amd-amdhsa-[a-z]*-{arch}"', asm)
+    assert "store_tid:" in asm
