@@ -71,9 +71,9 @@ class ValueType:
 
 def value_type(t: ir.Type, location=None) -> ValueType:
     if isinstance(t, ir.VectorType) or str(t).startswith("vector<"):
-        vt = ir.VectorType(t)
-        if any(vt.scalable_dims) if hasattr(vt, "scalable_dims") else False:
+        if "[" in str(t):
             raise AccelError(f"simulator: scalable vector type '{t}'", location=location)
+        vt = ir.VectorType(t)
         return ValueType(dtype_of(vt.element_type, location), tuple(vt.shape))
     return ValueType(dtype_of(t, location), ())
 
