@@ -1,0 +1,1 @@
+"""Codegen helpers for accel-gemm-to-gpu: the Kernel IR that a GEMM lowers to."""
