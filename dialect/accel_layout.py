@@ -8,11 +8,18 @@ An operand with a "D" extent (M for A, N for B) and a reduction extent K is stor
 (g, d, k) sits at [g, d // dPB, k // kPB, (k % kPB) // kpack, d % dPB, k % kpack].
 D and K are zero-padded up to whole blocks, so one workgroup's tile
 [kpackPerBlock][dPerBlock][kpack] is contiguous in memory: exactly the LDS layout.
+
+`pack` / `unpack` are the host-side (numpy) conversions, the reference the
+`accel.pack` / `accel.unpack` kernels are tested against.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
+
+from accel.diagnostics import AccelError
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -45,3 +52,43 @@ class AccelTile:
     def of_shape(shape6) -> "AccelTile":
         _, _, _, kpb, dpb, kp = shape6
         return AccelTile(d_per_block=dpb, kpack_per_block=kpb, kpack=kp)
+
+
+def _check_rank(x, rank: int, what: str) -> None:
+    if x.ndim != rank:
+        raise AccelError(f"{what} must be rank {rank}, got shape {list(x.shape)}")
+
+
+def pack(x: np.ndarray, tile: AccelTile, transposed: bool = False) -> np.ndarray:
+    """A plain [G, D, K] array ([G, K, D] if `transposed`) in the accel layout of `tile`.
+
+    The result is a new C-contiguous 6-D array of x's dtype; D and K are zero-padded
+    up to whole blocks. A graph compiler calls this once per constant weight.
+    """
+    x = np.asarray(x)
+    _check_rank(x, 3, "a plain operand")
+    if transposed:
+        x = x.transpose(0, 2, 1)
+    g, d, k = x.shape
+    shape6 = tile.shape(g, d, k)
+    _, db, kb, kpb, dpb, kp = shape6
+    padded = np.zeros((g, db * dpb, kb * kpb * kp), dtype=x.dtype)
+    padded[:, :d, :k] = x
+    # [G, D, K] = [G, (db, dPB), (kb, kpackPB, kpack)]; move dPB in front of kpack.
+    blocked = padded.reshape(g, db, dpb, kb, kpb, kp)
+    return np.ascontiguousarray(blocked.transpose(0, 1, 3, 4, 2, 5))
+
+
+def unpack(y: np.ndarray, d: int, k: int, transposed: bool = False) -> np.ndarray:
+    """The exact inverse of `pack`: the plain [G, d, k] ([G, k, d]) array, padding cropped."""
+    y = np.asarray(y)
+    _check_rank(y, 6, "an accel-layout array")
+    g, pad_d, pad_k = AccelTile.padded(y.shape)
+    tile = AccelTile.of_shape(y.shape)
+    if not (pad_d - tile.d_per_block < d <= pad_d and pad_k - tile.k_per_block < k <= pad_k):
+        raise AccelError(f"accel shape {list(y.shape)} does not hold a [G={g}, D={d}, K={k}] "
+                         f"operand; expected {list(tile.shape(g, d, k))}")
+    plain = y.transpose(0, 1, 4, 2, 3, 5).reshape(g, pad_d, pad_k)[:, :d, :k]
+    if transposed:
+        plain = plain.transpose(0, 2, 1)
+    return np.ascontiguousarray(plain)
