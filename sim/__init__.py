@@ -1,0 +1,15 @@
+"""accel.sim: runs Kernel IR (DESIGN.md) on the CPU with numpy, exactly.
+
+Lockstep SIMT over all threads of a batch of workgroups, masked scf.if, MFMA/WMMA by
+the lane layouts of LAYOUTS.md, raw-buffer bounds as the hardware applies them, an LDS
+race detector and an LDS bank-conflict count. Imports no pass or pipeline, so it
+cannot share a codegen bug.
+
+Modules: types (MLIR types as numpy), arch (wave size, LDS bank model), interp (the
+interpreter compile and the thread-batch state), ops_* (one per op family), memory
+(views and addressing), lds (races and banks), layouts (MFMA/WMMA lane tables), run
+(public entry points).
+"""
+
+from accel.sim.run import (CompiledKernel, SimReport, compile_kernel, find_kernel,  # noqa: F401
+                           parse_module, run_compiled, run_kernel, run_kernel_text)
