@@ -10,7 +10,8 @@ generic form, e.g.
 Destination style on memrefs: C[G,M,N] (+)= A[G,M,K] * B[G,K,N]. Operand layouts:
   A: row [G,M,K] | transposed [G,K,M] | accel [G, M/mPB, K/kPB, kpackPB, mPB, kpack]
   B: row [G,K,N] | transposed [G,N,K] | accel [G, N/nPB, K/kPB, kpackPB, nPB, kpack]
-  C: row [G,M,N]
+  C: row [G,M,N] | accel [G, M/mPB, N/kPB, kpackPB, mPB, kpack] (D=M, "K"=N; seed 001's
+     second experiment), whose M and N are only known padded unless A or B is plain.
 `accumulate` (unit attribute) adds into C instead of overwriting it. After
 `accel-affix-perf-config` the op also carries block_size, grid_size and padded_m/n/k.
 """
@@ -38,10 +39,15 @@ def memref_info(value: ir.Value) -> tuple[list[int], str]:
     t = value.type
     if not isinstance(t, ir.MemRefType):
         raise AccelError(f"expected a memref operand, got {t}")
-    mt = t
-    if not mt.has_static_shape:
+    if not t.has_static_shape:
         raise AccelError(f"expected a statically shaped memref, got {t}")
-    return list(mt.shape), str(mt.element_type)
+    return list(t.shape), str(t.element_type)
+
+
+def _nonempty(shape: list[int], name: str) -> None:
+    # A zero extent has no GEMM to run and would divide by zero in the block arithmetic.
+    if 0 in shape:
+        raise AccelError(f"{name} has a zero extent: {list(shape)}")
 
 
 def _str_attr(op: ir.Operation, name: str, default: str | None = None) -> str | None:
@@ -56,7 +62,10 @@ def _str_attr(op: ir.Operation, name: str, default: str | None = None) -> str | 
 def _int_attr(op: ir.Operation, name: str) -> int | None:
     if name not in op.attributes:
         return None
-    return op.attributes[name].value
+    a = op.attributes[name]
+    if not isinstance(a, ir.IntegerAttr):
+        raise AccelError(f"attribute '{name}' must be an integer", op.location)
+    return a.value
 
 
 @dataclass(frozen=True)
@@ -177,7 +186,14 @@ class GemmOp:
         a_shape, _ = memref_info(self.a)
         b_shape, _ = memref_info(self.b)
         c_shape, _ = memref_info(self.c)
-        g, m, n = c_shape
+        if self.c_layout == "accel":
+            g, m, n = AccelTile.padded(c_shape)
+            if self.a_layout != "accel":
+                m = _plain_view(a_shape, self.a_layout, "A")[1]
+            if self.b_layout != "accel":
+                n = _plain_view(b_shape, self.b_layout, "B")[1]
+        else:
+            g, m, n = c_shape
         k = _reduction_extent(a_shape, self.a_layout, "a")
         if k is None:
             k = _reduction_extent(b_shape, self.b_layout, "b")
@@ -214,12 +230,16 @@ class GemmOp:
         if arch is None:
             raise AccelError("'accel.gemm' requires an 'arch' attribute")
         info = get_arch(arch)
+        if self.accumulate and not isinstance(op.attributes["accumulate"], ir.UnitAttr):
+            raise AccelError("attribute 'accumulate' must be a unit attribute")
+        for name in ("block_size", "grid_size", "padded_m", "padded_n", "padded_k"):
+            _int_attr(op, name)
         for name in ("a_layout", "b_layout"):
             lay = _str_attr(op, name, "row")
             if lay not in OPERAND_LAYOUTS:
                 raise AccelError(f"{name} must be one of {', '.join(OPERAND_LAYOUTS)}, got '{lay}'")
-        if self.c_layout != "row":
-            raise AccelError(f"c_layout must be 'row', got '{self.c_layout}'")
+        if self.c_layout not in ("row", "accel"):
+            raise AccelError(f"c_layout must be 'row' or 'accel', got '{self.c_layout}'")
         (a_shape, a_t), (b_shape, b_t), (c_shape, c_t) = (
             memref_info(v) for v in (self.a, self.b, self.c))
         if a_t != b_t:
@@ -229,17 +249,37 @@ class GemmOp:
         if c_t not in OUTPUT_TYPES[a_t]:
             raise AccelError(f"output type {c_t} is not supported for {a_t} inputs "
                              f"(expected one of {', '.join(OUTPUT_TYPES[a_t])})")
-        if len(c_shape) != 3:
-            raise AccelError(f"C must be rank 3 [G, M, N], got rank {len(c_shape)}")
-        g, m, n = c_shape
+        for shp, name in ((a_shape, "A"), (b_shape, "B"), (c_shape, "C")):
+            _nonempty(shp, name)
         config = self.perf_config
         a_g, a_d, a_k = _plain_view(a_shape, self.a_layout, "A")
         b_g, b_d, b_k = _plain_view(b_shape, self.b_layout, "B")
+        if self.c_layout == "accel":
+            if len(c_shape) != 6:
+                raise AccelError(f"C in 'accel' layout must be rank 6, got rank {len(c_shape)}")
+            g, m, n = AccelTile.padded(c_shape)
+            c_tile = AccelTile.of_shape(c_shape)
+            m = _fit_padded(a_d if self.a_layout != "accel" else m, m, c_tile.d_per_block, "M")
+            n = _fit_padded(b_d if self.b_layout != "accel" else n, n, c_tile.k_per_block, "N")
+            if config is not None and c_tile != AccelTile(
+                    config.m_per_block, config.kpack_per_block, config.kpack):
+                raise AccelError(f"C accel layout {list(c_shape)} disagrees with perf config "
+                                 f"{config} (expects mPerBlock={config.m_per_block}, "
+                                 f"kpackPerBlock={config.kpack_per_block}, kpack={config.kpack})")
+        elif len(c_shape) != 3:
+            raise AccelError(f"C must be rank 3 [G, M, N], got rank {len(c_shape)}")
+        else:
+            g, m, n = c_shape
         if a_g != g or b_g != g:
             raise AccelError(f"batch sizes disagree: A {a_g}, B {b_g}, C {g}")
         _check_d(a_d, m, self.a_layout, "A", "M", a_shape)
         _check_d(b_d, n, self.b_layout, "B", "N", b_shape)
         if self.a_layout == "accel" and self.b_layout == "accel":
+            # One kernel walks K in one blocking, so both operands must share it.
+            if (a_shape[3], a_shape[5]) != (b_shape[3], b_shape[5]):
+                raise AccelError(
+                    f"A and B accel layouts block K differently: kpackPerBlock x kpack is "
+                    f"{a_shape[3]}x{a_shape[5]} for A, {b_shape[3]}x{b_shape[5]} for B")
             if a_k != b_k:
                 raise AccelError(f"padded K of A ({a_k}) and B ({b_k}) disagree")
         elif self.a_layout == "accel" or self.b_layout == "accel":
@@ -282,6 +322,14 @@ def _plain_view(shape, layout: str, name: str) -> tuple[int, int, int]:
     # A row is [G,M,K], B row is [G,K,N]; "transposed" swaps the last two.
     d_first = (name == "A") == (layout == "row")
     return (g, x, y) if d_first else (g, y, x)
+
+
+def _fit_padded(exact: int, padded: int, block: int, dim: str) -> int:
+    """`exact` if C's accel layout, padded to whole blocks of `block`, holds it."""
+    if not (padded - block < exact <= padded):
+        raise AccelError(f"C accel layout holds {dim} padded to {padded}, which does not "
+                         f"match {dim}={exact} of the operands")
+    return exact
 
 
 def _check_d(d: int, want: int, layout: str, name: str, dim: str, shape) -> None:
@@ -348,8 +396,12 @@ class _PackLike:
 
     def verify(self) -> None:
         try:
-            if len(self.op.operands) != 2:
-                raise AccelError(f"'{self.OP_NAME}' takes 2 operands (source, dest)")
+            if len(self.op.operands) != 2 or len(self.op.results) != 0:
+                raise AccelError(f"'{self.OP_NAME}' takes 2 operands (source, dest) "
+                                 f"and has no results")
+            if "transposed" in self.op.attributes and not isinstance(
+                    self.op.attributes["transposed"], ir.BoolAttr):
+                raise AccelError("attribute 'transposed' must be a bool")
             plain, pt = memref_info(self.plain)
             packed, kt = memref_info(self.packed)
             if pt != kt:
@@ -358,6 +410,8 @@ class _PackLike:
                 raise AccelError(f"plain operand must be rank 3, got rank {len(plain)}")
             if len(packed) != 6:
                 raise AccelError(f"accel operand must be rank 6, got rank {len(packed)}")
+            _nonempty(plain, "plain operand")
+            _nonempty(packed, "accel operand")
             g, x, y = plain
             d, k = (y, x) if self.transposed else (x, y)
             want = AccelTile.of_shape(packed).shape(g, d, k)
@@ -400,11 +454,27 @@ def collect_ops(root, name: str | None = None) -> list[ir.Operation]:
     return found
 
 
-def verify_module(module) -> None:
-    """Verify every accel op in the module; the first error is raised."""
+def module_errors(module) -> list[AccelError]:
+    """One AccelError per invalid accel op in the module, in program order.
+
+    Each op reports only its first broken rule, as MLIR's verifier does; the ops are
+    independent, so a tool can show (and --verify-diagnostics can match) all of them.
+    """
+    errors = []
     for op in collect_ops(module):
         cls = OP_CLASSES.get(op.name)
-        if cls is not None:
-            cls(op).verify()
-        elif op.name.startswith("accel."):
-            raise AccelError(f"unknown accel op '{op.name}'", op.location)
+        try:
+            if cls is not None:
+                cls(op).verify()
+            elif op.name.startswith("accel."):
+                raise AccelError(f"unknown accel op '{op.name}'", op.location)
+        except AccelError as e:
+            errors.append(e)
+    return errors
+
+
+def verify_module(module) -> None:
+    """Verify every accel op in the module; the first error is raised."""
+    errors = module_errors(module)
+    if errors:
+        raise errors[0]

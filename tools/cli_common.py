@@ -1,0 +1,157 @@
+"""What every accel command-line tool shares: input, atomic output, error rendering.
+
+The layers below tools/ raise `AccelError` and never print; a tool's `main` is run
+under `run_cli`, which turns an error into mlir-opt's one line
+`file:line:col: error: message` on stderr and exit code 1, never a traceback.
+
+The MLIR parser names its buffer "-" (Module.parse takes no file name), so a tool
+parses with `parse_source` and wraps its work in `errors_in(display_name)`: every
+location in "-" is then reported in the real file.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
+
+from accel.bindings import ir
+from accel.diagnostics import AccelError
+
+STDIN_NAME = "<stdin>"
+# The buffer name MLIR's Python parser gives every location.
+PARSER_BUFFER = "-"
+
+
+def read_input(path: str) -> tuple[str, str]:
+    """(text, display name) of a file, or of stdin for "-"."""
+    if path == "-":
+        return sys.stdin.read(), STDIN_NAME
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(), path
+    except OSError as e:
+        raise AccelError(f"cannot open input file '{path}': {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise AccelError(f"input file '{path}' is not UTF-8 text") from None
+
+
+def write_output_atomic(path: str, data: str | bytes) -> None:
+    """Write `data` to `path` ("-" = stdout) so that no reader ever sees a partial file.
+
+    The data goes to a temporary file in the same directory, which is then renamed
+    over `path` (atomic on POSIX); on failure the temporary file is removed.
+    """
+    if path == "-":
+        if isinstance(data, bytes):
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(data)
+            sys.stdout.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = "wb" if isinstance(data, bytes) else "w"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                                   dir=directory)
+    except OSError as e:
+        raise AccelError(f"cannot write output file '{path}': {e.strerror}") from None
+    try:
+        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
+            f.write(data)
+        # mkstemp creates the file 0600; give it the mode a plain open() would have.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except OSError as e:
+        _remove_quietly(tmp)
+        raise AccelError(f"cannot write output file '{path}': {e.strerror}") from None
+    except BaseException:
+        _remove_quietly(tmp)
+        raise
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def mlir_error(err: ir.MLIRError) -> AccelError:
+    """The first error diagnostic of an MLIRError as an AccelError at its location."""
+    diags = list(getattr(err, "error_diagnostics", None) or [])
+    if diags:
+        return AccelError(diags[0].message, diags[0].location)
+    text = str(err).strip()
+    return AccelError(text.splitlines()[-1] if text else "MLIR error")
+
+
+def parse_source(text: str, context: ir.Context) -> ir.Module:
+    """Parse (and verify, as Module.parse does) MLIR text; AccelError on failure.
+
+    Locations are in the parser's buffer "-"; see `errors_in`.
+    """
+    try:
+        return ir.Module.parse(text, context=context)
+    except ir.MLIRError as e:
+        raise mlir_error(e) from None
+
+
+def in_file(location, display_name: str):
+    """`location` with the parser's "-" buffer replaced by `display_name`.
+
+    Returns a (file, line, col) tuple when the location names a position, else the
+    location unchanged.
+    """
+    flc = AccelError("", location).file_line_col()
+    if flc is None:
+        return location
+    f, line, col = flc
+    return (display_name if f == PARSER_BUFFER else f), line, col
+
+
+@contextmanager
+def errors_in(display_name: str) -> Iterator[None]:
+    """Report AccelErrors (and MLIRErrors) raised inside at positions in `display_name`."""
+    try:
+        yield
+    except ir.MLIRError as e:
+        err = mlir_error(e)
+        err.location = in_file(err.location, display_name)
+        raise err from None
+    except AccelError as e:
+        if e.location is not None:
+            e.location = in_file(e.location, display_name)
+        raise
+
+
+def run_cli(main_fn: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None,
+            prog: str = "accel") -> int:
+    """Run `main_fn(argv)` and return its exit code; errors become one line on stderr.
+
+    An AccelError prints `file:line:col: error: message` (or `prog: error: message`
+    when it has no location) and gives 1; Ctrl-C gives 130; a closed stdout pipe
+    (`tool | head`) ends quietly with 1.
+    """
+    try:
+        return main_fn(argv)
+    except AccelError as e:
+        print(e.render() if e.location is not None else f"{prog}: {e.render()}",
+              file=sys.stderr)
+        return 1
+    except ir.MLIRError as e:
+        print(mlir_error(e).render(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
