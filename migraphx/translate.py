@@ -1,0 +1,205 @@
+"""MIGraphX custom syntax -> generic-form MLIR text that the bindings parse.
+
+The bindings cannot register the `migraphx` dialect, so its custom syntax cannot be
+parsed by MLIR. We parse it ourselves and print every op in generic form:
+
+  %0 = migraphx.dot %a, %b {perf_config = "..."} : <..>, <..> -> <..>
+    becomes
+  %0 = "migraphx.dot"(%a, %b) {perf_config = "..."}
+       : (!migraphx.shaped<..>, !migraphx.shaped<..>) -> !migraphx.shaped<..> loc("f.mlir":7:5)
+
+`!migraphx.shaped<...>` stays an opaque type of the unregistered dialect. Each op,
+argument and function carries the `loc(file:line:col)` of its source text, so later
+diagnostics point into the user's file. Errors an MLIR parse would report against our
+generated text (undefined values, mismatched use types) are reported here instead,
+against the source.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import lark
+
+from accel.diagnostics import AccelError
+from accel.migraphx.grammar import GRAMMAR, TERMINAL_WORDS
+from accel.migraphx.shaped import ShapedType
+
+_PARSER = lark.Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+# An op name outside quotes and not a type (`!migraphx.`) marks the custom syntax; our
+# own generic output quotes every op name, so it is never re-translated.
+_CUSTOM_OP = re.compile(r'(?<![\w"!.])migraphx\.[a-z_]\w*')
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+
+
+def looks_like_migraphx(text: str) -> bool:
+    """True if `text` uses the MIGraphX custom op syntax (and so needs `translate`)."""
+    return _CUSTOM_OP.search(_LINE_COMMENT.sub("", text)) is not None
+
+
+def translate(text: str, filename: str) -> str:
+    """Generic-form MLIR for MIGraphX `text`; AccelError at (filename, line, col) if malformed."""
+    try:
+        tree = _PARSER.parse(text)
+    except lark.exceptions.UnexpectedInput as e:
+        raise _syntax_error(e, text, filename) from None
+    return _Emitter(text, filename).module(tree)
+
+
+def _syntax_error(e: lark.exceptions.UnexpectedInput, text: str, filename: str) -> AccelError:
+    line, col = max(e.line, 1), max(e.column, 1)
+    if isinstance(e, lark.exceptions.UnexpectedCharacters):
+        return AccelError(f"unexpected character '{text[e.pos_in_stream]}'", (filename, line, col))
+    if isinstance(e, lark.exceptions.UnexpectedEOF):
+        last = text.rstrip().splitlines() or [""]
+        return AccelError("unexpected end of input", (filename, len(last), len(last[-1]) + 1))
+    tok = e.token
+    expected = sorted({TERMINAL_WORDS.get(t, repr(t.lower())) for t in (e.expected or ())})
+    shown = "end of input" if tok.type == "$END" else f"'{tok}'"
+    msg = f"unexpected {shown}"
+    if expected:
+        msg += f"; expected {' or '.join(expected)}"
+    return AccelError(msg, (filename, line, col))
+
+
+class _Emitter:
+    def __init__(self, text: str, filename: str):
+        self.text = text
+        self.filename = filename
+        self.file_json = json.dumps(filename)
+
+    # ---- helpers -----------------------------------------------------------
+    def loc(self, node) -> str:
+        line, col = (node.line, node.column)
+        return f"loc({self.file_json}:{line}:{col})"
+
+    def where(self, node) -> tuple[str, int, int]:
+        return self.filename, node.line, node.column
+
+    def source(self, node) -> str:
+        return self.text[node.meta.start_pos:node.meta.end_pos]
+
+    def type_(self, node) -> str:
+        tok = node.children[0]
+        body = tok[len("!migraphx.shaped<"):-1] if tok.type == "SHAPED" else tok[1:-1]
+        try:
+            return str(ShapedType.parse_body(body))
+        except AccelError as e:
+            raise AccelError(e.message, self.where(tok)) from None
+
+    def attr_dict(self, node) -> str:
+        return "" if node is None else " " + self.source(node)
+
+    # ---- structure ---------------------------------------------------------
+    def module(self, tree) -> str:
+        top = tree.children[0]
+        if top.data == "module":
+            funcs = [c for c in top.children if isinstance(c, lark.Tree) and c.data == "func"]
+            attrs = next((c for c in top.children
+                          if isinstance(c, lark.Tree) and c.data == "attr_dict"), None)
+            head = "module" + (f" attributes{self.attr_dict(attrs)}" if attrs else "")
+            where = self.loc(top.meta)
+        else:
+            funcs = list(tree.children)
+            head, where = "module", ""
+        body = "\n".join(self.func(f) for f in funcs)
+        return f"{head} {{\n{body}\n}}" + (f" {where}" if where else "") + "\n"
+
+    def func(self, node) -> str:
+        visibility, name, args, results, attrs, body = node.children
+        scope: dict[str, str] = {}
+        arg_texts = []
+        for arg in (a for a in args.children if a is not None):
+            vid, typ, arg_attrs = arg.children
+            self.define(scope, vid, self.type_(typ))
+            arg_texts.append(f"{vid}: {scope[vid]}{self.attr_dict(arg_attrs)} {self.loc(vid)}")
+        result_types, result_texts = self.results(results)
+        sig = f"func.func {visibility + ' ' if visibility else ''}{name}({', '.join(arg_texts)})"
+        if result_texts:
+            sig += " -> " + (result_texts[0] if len(result_texts) == 1 and "{" not in result_texts[0]
+                             else f"({', '.join(result_texts)})")
+        if attrs is not None:
+            sig += f" attributes{self.attr_dict(attrs)}"
+        lines = [f"  {sig} {{"]
+        returned = False
+        for stmt in body.children:
+            if stmt.data == "ret":
+                lines.append("    " + self.ret(stmt, scope, result_types))
+                returned = True
+            else:
+                lines.append("    " + self.op(stmt, scope))
+        if not returned:
+            raise AccelError(f"function {name} has no return", self.where(node.meta))
+        lines.append(f"  }} {self.loc(node.meta)}")
+        return "\n".join(lines)
+
+    def results(self, node) -> tuple[list[str], list[str]]:
+        if node is None:
+            return [], []
+        if node.data == "single_result":
+            t = self.type_(node.children[0])
+            return [t], [t]
+        types, texts = [], []
+        for r in node.children:
+            if r is None:
+                continue
+            t = self.type_(r.children[0])
+            types.append(t)
+            texts.append(t + self.attr_dict(r.children[1]))
+        return types, texts
+
+    def define(self, scope: dict[str, str], vid, typ: str) -> None:
+        if str(vid) in scope:
+            raise AccelError(f"redefinition of SSA value '{vid}'", self.where(vid))
+        scope[str(vid)] = typ
+
+    def use(self, scope: dict[str, str], vid, typ: str | None = None) -> str:
+        if str(vid) not in scope:
+            raise AccelError(f"use of undefined value '{vid}'", self.where(vid))
+        if typ is not None and scope[str(vid)] != typ:
+            raise AccelError(f"'{vid}' has type {scope[str(vid)]} but is used as {typ}",
+                             self.where(vid))
+        return str(vid)
+
+    # ---- statements --------------------------------------------------------
+    def op(self, node, scope: dict[str, str]) -> str:
+        if node.data == "literal_op":
+            result, name, value, attrs, typ = node.children
+            self.check_name(name)
+            out = self.type_(typ)
+            extra = self.source(attrs)[1:-1].strip() if attrs is not None else ""
+            attr_text = "{value = " + self.source(value) + (f", {extra}" if extra else "") + "}"
+            self.define(scope, result, out)
+            return f'{result} = "{name}"() {attr_text} : () -> {out} {self.loc(result)}'
+        result, name, operands, attrs, in_types, _arrow, out_type = node.children
+        self.check_name(name)
+        values = list(operands.children)
+        types = [self.type_(t) for t in in_types.children]
+        if len(types) != len(values):
+            raise AccelError(f"'{name}' has {len(values)} operand(s) but {len(types)} operand "
+                             f"type(s)", self.where(result))
+        uses = [self.use(scope, v, t) for v, t in zip(values, types)]
+        out = self.type_(out_type)
+        self.define(scope, result, out)
+        return (f'{result} = "{name}"({", ".join(uses)}){self.attr_dict(attrs)} : '
+                f'({", ".join(types)}) -> {out} {self.loc(result)}')
+
+    def check_name(self, name) -> None:
+        if not str(name).startswith("migraphx."):
+            raise AccelError(f"expected a 'migraphx.' op, got '{name}'", self.where(name))
+
+    def ret(self, node, scope: dict[str, str], result_types: list[str]) -> str:
+        keyword, operands, types = node.children
+        values = list(operands.children) if operands is not None else []
+        typs = [self.type_(t) for t in types.children] if types is not None else []
+        if len(values) != len(typs):
+            raise AccelError(f"return has {len(values)} value(s) but {len(typs)} type(s)",
+                             self.where(keyword))
+        if typs != result_types:
+            raise AccelError(f"return types ({', '.join(typs)}) do not match the function "
+                             f"result types ({', '.join(result_types)})", self.where(keyword))
+        uses = [self.use(scope, v, t) for v, t in zip(values, typs)]
+        tail = f" {', '.join(uses)} : {', '.join(typs)}" if uses else ""
+        return f"func.return{tail} {self.loc(keyword)}"
