@@ -1,0 +1,281 @@
+"""Kernel assembly: one `accel.gemm` -> one `gpu.module` holding one Kernel IR kernel.
+
+Workgroup (x, y, z) = (N tile, M tile, batch); block = numWaves * waveSize threads, 1-D.
+Wave w owns the (w // wavesN, w % wavesN) sub-tile of mPerWave x nPerWave, computed as
+(mPerWave/m) x (nPerWave/n) MMA tiles whose repeats are unrolled. A k-tile loop
+(scf.for, carrying the accumulators) copies kPerBlock of A and B into LDS and runs a
+k-step loop of MMAs over it. scheduleVersion 2 double-buffers LDS: tile t+1 is copied
+into the other buffer while tile t is multiplied, one barrier per k-tile; otherwise one
+buffer and two barriers (copy | multiply | next copy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel.codegen.builder import Emitter
+from accel.codegen.epilogue import Epilogue
+from accel.codegen.global_copy import ELEM_BITS, OperandCopy, lds_fragment
+from accel.codegen.mma import MmaLayout, select_mma
+from accel.dialect.accel_layout import ceil_div
+from accel.dialect.ops import ACCUMULATOR, GemmOp, memref_info
+from accel.dialect.perf_config import PerfConfig
+from accel.diagnostics import AccelError
+from accel.target.database import ArchInfo, get_arch
+
+_LAYOUT_LETTER = {"row": "r", "transposed": "t", "accel": "x"}
+
+
+@dataclass(frozen=True)
+class GemmKernel:
+    """Everything a GEMM kernel is built from; `module_text()` is its gpu.module."""
+    arch: ArchInfo
+    config: PerfConfig
+    mma: MmaLayout
+    g: int
+    m: int
+    n: int
+    k: int
+    in_type: str
+    out_type: str
+    a: OperandCopy
+    b: OperandCopy
+    c_type: str
+    accumulate: bool
+    symbol: str
+
+    @property
+    def acc_type(self) -> str:
+        return ACCUMULATOR[self.in_type]
+
+    @property
+    def block_size(self) -> int:
+        return self.config.block_size(self.arch.wave_size)
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return (ceil_div(self.n, self.config.n_per_block),
+                ceil_div(self.m, self.config.m_per_block), self.g)
+
+    @property
+    def k_tiles(self) -> int:
+        return ceil_div(self.k, self.config.k_per_block)
+
+    @property
+    def padded(self) -> tuple[int, int, int]:
+        c = self.config
+        return (self.grid[1] * c.m_per_block, self.grid[0] * c.n_per_block,
+                self.k_tiles * c.k_per_block)
+
+    @property
+    def buffers(self) -> int:
+        return 2 if self.config.double_buffered and self.k_tiles > 1 else 1
+
+    @property
+    def lds_bytes(self) -> int:
+        elems = self.a.tile_elems + self.b.tile_elems
+        return self.buffers * elems * ELEM_BITS[self.in_type] // 8
+
+    @property
+    def reps(self) -> tuple[int, int]:
+        return self.config.m_per_wave // self.mma.m, self.config.n_per_wave // self.mma.n
+
+    # ---- text ------------------------------------------------------------------------
+    def module_text(self) -> str:
+        em = Emitter()
+        self._emit_body(em)
+        lds_a, lds_b = self._lds_types()
+        gx, gy, gz = self.grid
+        return (
+            f"gpu.module @{self.symbol} {{\n"
+            f"  gpu.func @{self.symbol}(%A: {self.a.memref_type}, %B: {self.b.memref_type}, "
+            f"%C: {self.c_type})\n"
+            f"      workgroup(%lds_a: {lds_a}, %lds_b: {lds_b}) kernel attributes {{"
+            f"known_block_size = array<i32: {self.block_size}, 1, 1>, "
+            f"known_grid_size = array<i32: {gx}, {gy}, {gz}>}} {{\n"
+            f"{em.body_text()}\n"
+            f"      gpu.return\n"
+            f"  }}\n"
+            f"}}\n")
+
+    def _lds_types(self) -> tuple[str, str]:
+        return tuple(f"memref<{self.buffers * op.tile_elems}x{self.in_type}, "
+                     f"#gpu.address_space<workgroup>>" for op in (self.a, self.b))
+
+    def _emit_body(self, em: Emitter) -> None:
+        cfg, mma = self.config, self.mma
+        wave = self.arch.wave_size
+        lds_a_t, lds_b_t = self._lds_types()
+        tid = em.assign("gpu.thread_id x", "tid")
+        n_tile = em.assign("gpu.block_id x", "bx")
+        m_tile = em.assign("gpu.block_id y", "by")
+        batch = em.assign("gpu.block_id z", "bz")
+        wave_id = em.div(tid, wave)
+        lane = em.rem(tid, wave)
+        wave_m = em.div(wave_id, cfg.waves_n)
+        wave_n = em.rem(wave_id, cfg.waves_n)
+        reps_m, reps_n = self.reps
+        acc_t = mma.acc_type()
+        zero = em.assign(f"arith.constant dense<{'0' if self.acc_type == 'i32' else '0.0'}> "
+                         f": {acc_t}", "zero")
+        accs = [zero] * (reps_m * reps_n)
+
+        # Lane-invariant parts of the LDS fragment addresses and of the C coordinates.
+        a_row = em.add(em.mul(wave_m, cfg.m_per_wave), mma.operand_index(em, lane))
+        b_col = em.add(em.mul(wave_n, cfg.n_per_wave), mma.operand_index(em, lane))
+        k_lane = mma.k_base(em, lane)
+
+        def copy(k_tile, buf) -> None:
+            for op, lds, lds_t, d_tile in ((self.a, "%lds_a", lds_a_t, m_tile),
+                                           (self.b, "%lds_b", lds_b_t, n_tile)):
+                op.emit(em, lds, lds_t, em.mul(buf, op.tile_elems), tid, self.block_size,
+                        batch, self.g, d_tile, k_tile)
+
+        def compute(buf, accs_in: list[str]) -> list[str]:
+            steps = cfg.k_per_block // mma.k
+            base_a, base_b = em.mul(buf, self.a.tile_elems), em.mul(buf, self.b.tile_elems)
+
+            def one_step(ks, accs_now):
+                k0 = em.add(em.mul(ks, mma.k), k_lane)
+                a_frags = [lds_fragment(em, self.a, "%lds_a", lds_a_t, base_a,
+                                        em.add(a_row, r * mma.m), k0, mma.instr.a_len)
+                           for r in range(reps_m)]
+                b_frags = [lds_fragment(em, self.b, "%lds_b", lds_b_t, base_b,
+                                        em.add(b_col, c * mma.n), k0, mma.instr.b_len)
+                           for c in range(reps_n)]
+                return [mma.emit(em, a_frags[r], b_frags[c], accs_now[r * reps_n + c],
+                                 self.in_type)
+                        for r in range(reps_m) for c in range(reps_n)]
+
+            if steps == 1:
+                return one_step(0, accs_in)
+            return _loop(em, steps, accs_in, acc_t, one_step, "ks")
+
+        if self.buffers == 2:
+            copy(0, 0)
+            em.line("gpu.barrier")
+
+            def k_tile_body(kt, accs_now):
+                nxt = em.add(kt, 1)
+                with em.region(f"scf.if {em.lt(nxt, self.k_tiles)}"):
+                    copy(nxt, em.rem(nxt, 2))
+                out = compute(em.rem(kt, 2), accs_now)
+                em.line("gpu.barrier")
+                return out
+        else:
+            def k_tile_body(kt, accs_now):
+                copy(kt, 0)
+                em.line("gpu.barrier")
+                out = compute(0, accs_now)
+                em.line("gpu.barrier")
+                return out
+
+        accs = _loop(em, self.k_tiles, accs, acc_t, k_tile_body, "kt")
+
+        epilogue = Epilogue(mma=mma, c="%C", c_type=self.c_type, g=self.g, m=self.m, n=self.n,
+                            m_per_block=cfg.m_per_block, n_per_block=cfg.n_per_block,
+                            acc_elem=self.acc_type, out_elem=self.out_type,
+                            accumulate=self.accumulate)
+        row_lane = em.add(em.add(em.mul(m_tile, cfg.m_per_block), em.mul(wave_m, cfg.m_per_wave)),
+                          mma.c_row_base(em, lane))
+        col_lane = em.add(em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave)),
+                          mma.c_col(em, lane))
+        epilogue.emit(em, accs, reps_m, reps_n, batch, row_lane, col_lane)
+
+
+def _loop(em: Emitter, trips: int, carried: list[str], carried_t: str, body, hint: str):
+    """scf.for over [0, trips) carrying `carried`; a single trip is inlined."""
+    if trips == 1:
+        return body(0, carried)
+    iv = em.fresh(hint)
+    res = em.fresh(hint + "_res")
+    args = [em.fresh("acc") for _ in carried]
+    inits = ", ".join(f"{a} = {c}" for a, c in zip(args, carried))
+    types = ", ".join([carried_t] * len(carried))
+    with em.region(f"{res}:{len(carried)} = scf.for {iv} = {em.const(0)} to "
+                   f"{em.const(trips)} step {em.const(1)} iter_args({inits}) -> ({types})"):
+        out = body(iv, args)
+        em.line(f"scf.yield {', '.join(out)} : {types}")
+    return [f"{res}#{i}" for i in range(len(carried))]
+
+
+# ---- from the op ------------------------------------------------------------------------
+def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accumulate) -> str:
+    """Deterministic; the layouts and accumulate appear only when not the plain default."""
+    name = f"accel_gemm_g{g}_m{m}_n{n}_k{k}_{in_type}_{out_type}"
+    if (a_layout, b_layout) != ("row", "row"):
+        name += f"_{_LAYOUT_LETTER[a_layout]}{_LAYOUT_LETTER[b_layout]}"
+    if accumulate:
+        name += "_acc"
+    return f"{name}_{arch}"
+
+
+def build_kernel(gemm: GemmOp) -> GemmKernel:
+    """Validate the op for codegen and describe its kernel; AccelError at the op."""
+    try:
+        return _build(gemm)
+    except AccelError as e:
+        if e.location is None:
+            e.location = gemm.location
+        raise
+
+
+def _build(gemm: GemmOp) -> GemmKernel:
+    gemm.verify()
+    config = gemm.perf_config
+    if config is None:
+        raise AccelError("'accel.gemm' has no perf_config; run accel-affix-perf-config first")
+    arch = get_arch(gemm.arch)
+    shape = gemm.shape()
+    in_type, out_type = gemm.in_type, gemm.out_type
+    problems = _check(arch, in_type, config)
+    if problems:
+        raise AccelError(f"perf config {config} cannot be lowered on {arch.name}: {problems[0]}")
+    mma = select_mma(arch, in_type, config.mn_per_xdl)
+    if config.m_per_wave % mma.m or config.n_per_wave % mma.n:
+        raise AccelError(f"perf config {config}: wave tile {config.m_per_wave}x"
+                         f"{config.n_per_wave} is not a multiple of the {mma.instr.shape} "
+                         f"instruction ({mma.instr.mnemonic})")
+    if config.k_per_block % mma.k:
+        raise AccelError(f"perf config {config}: kPerBlock {config.k_per_block} is not a "
+                         f"multiple of the instruction's K={mma.k} ({mma.instr.mnemonic})")
+    for v in (gemm.a, gemm.b, gemm.c):
+        shp, elem = memref_info(v)
+        size = ELEM_BITS[elem] // 8
+        for d in shp:
+            size *= d
+        # Buffer offsets are 32-bit and an invalid access is placed up to one memref
+        # past the end (codegen/global_copy.py), so each operand must stay below 2 GiB.
+        if size >= 2**31:
+            raise AccelError(f"operand of {size} bytes is too large for 32-bit buffer offsets")
+
+    def operand(name, value, layout, d_extent, d_per_block) -> OperandCopy:
+        shp, elem = memref_info(value)
+        return OperandCopy(name=name, layout=layout, memref=f"%{name}",
+                           memref_type=str(value.type), shape=tuple(shp), elem=elem,
+                           d_extent=d_extent, k_extent=shape.k, d_per_block=d_per_block,
+                           kpack_per_block=config.kpack_per_block, kpack=config.kpack)
+
+    kernel = GemmKernel(
+        arch=arch, config=config, mma=mma, g=shape.g, m=shape.m, n=shape.n, k=shape.k,
+        in_type=in_type, out_type=out_type,
+        a=operand("A", gemm.a, gemm.a_layout, shape.m, config.m_per_block),
+        b=operand("B", gemm.b, gemm.b_layout, shape.n, config.n_per_block),
+        c_type=str(gemm.c.type), accumulate=gemm.accumulate,
+        symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k, in_type, out_type, arch.name,
+                             gemm.a_layout, gemm.b_layout, gemm.accumulate))
+    if kernel.lds_bytes > arch.lds_bytes:
+        raise AccelError(f"perf config {config} needs {kernel.lds_bytes} bytes of LDS; "
+                         f"{arch.name} has {arch.lds_bytes}")
+    if kernel.block_size > arch.max_threads_per_block:
+        raise AccelError(f"perf config {config} needs {kernel.block_size} threads per block; "
+                         f"{arch.name} allows {arch.max_threads_per_block}")
+    return kernel
+
+
+def _check(arch: ArchInfo, in_type: str, config: PerfConfig) -> list[str]:
+    """Rules codegen relies on; the selection engine's check_config when it is present."""
+    problems = []
+    if config.split_k != 1:
+        problems.append(f"splitKFactor {config.split_k} is not supported (must be 1)")
+    return problems
