@@ -51,12 +51,13 @@ class CompiledKernel:
     known_block: tuple | None
 
 
-def parse_module(text: str) -> ir.Module:
-    """Parse MLIR text; a syntax error becomes an AccelError at its location."""
+def parse_module(text: str | None = None, path: str | None = None) -> ir.Module:
+    """Parse MLIR text, or the file at `path` (locations then name the file); a
+    syntax error becomes an AccelError at its location."""
     ctx = new_context()
     try:
         with ctx:
-            return ir.Module.parse(text)
+            return ir.Module.parse(text) if path is None else ir.Module.parseFile(path)
     except ir.MLIRError as e:
         diags = getattr(e, "error_diagnostics", None) or []
         if diags:
