@@ -183,12 +183,14 @@ def lds_fragment(em: Emitter, op: OperandCopy, lds: str, lds_type: str, lds_base
             parts.append(em.assign(f"vector.load {lds}[{em.v(at)}] : {lds_type}, {ct}"))
     if len(parts) == 1:
         return parts[0]
+    # Chunks are joined element by element: vector.insert_strided_slice has no ROCDL
+    # lowering inside a gpu.module with the pinned bindings, and LLVM folds these
+    # extract/insert chains back into register moves.
     acc = em.assign(f"arith.constant dense<0> : {full}" if elem in ("i8", "i32")
                     else f"arith.constant dense<0.0> : {full}")
     for j, p in enumerate(parts):
-        if chunk == 1:
-            acc = em.assign(f"vector.insert {p}, {acc} [{j}] : {elem} into {full}")
-        else:
-            acc = em.assign(f"vector.insert_strided_slice {p}, {acc} {{offsets = [{j * chunk}], "
-                            f"strides = [1]}} : vector<{chunk}x{elem}> into {full}")
+        for i in range(chunk):
+            x = p if chunk == 1 else em.assign(
+                f"vector.extract {p}[{i}] : {elem} from vector<{chunk}x{elem}>")
+            acc = em.assign(f"vector.insert {x}, {acc} [{j * chunk + i}] : {elem} into {full}")
     return acc

@@ -18,10 +18,12 @@ from accel.codegen.epilogue import Epilogue
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy, lds_fragment
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.dialect.accel_layout import ceil_div
-from accel.dialect.ops import ACCUMULATOR, GemmOp, memref_info
+from accel.dialect.ops import ACCUMULATOR, GemmOp, GemmShape, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.target.database import ArchInfo, get_arch
+from accel.tuning.launch import Launch, geometry
+from accel.tuning.validity import check_config
 
 _LAYOUT_LETTER = {"row": "r", "transposed": "t", "accel": "x"}
 
@@ -49,27 +51,29 @@ class GemmKernel:
         return ACCUMULATOR[self.in_type]
 
     @property
+    def launch(self) -> Launch:
+        """Block, grid and padded sizes, by the convention shared with perf-config selection."""
+        return geometry(self.arch, GemmShape(self.g, self.m, self.n, self.k), self.config)
+
+    @property
     def block_size(self) -> int:
-        return self.config.block_size(self.arch.wave_size)
+        return self.launch.block_size
 
     @property
     def grid(self) -> tuple[int, int, int]:
-        return (ceil_div(self.n, self.config.n_per_block),
-                ceil_div(self.m, self.config.m_per_block), self.g)
+        return self.launch.grid
+
+    @property
+    def padded(self) -> tuple[int, int, int]:
+        return self.launch.padded
 
     @property
     def k_tiles(self) -> int:
         return ceil_div(self.k, self.config.k_per_block)
 
     @property
-    def padded(self) -> tuple[int, int, int]:
-        c = self.config
-        return (self.grid[1] * c.m_per_block, self.grid[0] * c.n_per_block,
-                self.k_tiles * c.k_per_block)
-
-    @property
     def buffers(self) -> int:
-        return 2 if self.config.double_buffered and self.k_tiles > 1 else 1
+        return 2 if self.config.double_buffered else 1
 
     @property
     def lds_bytes(self) -> int:
@@ -157,7 +161,11 @@ class GemmKernel:
 
             def k_tile_body(kt, accs_now):
                 nxt = em.add(kt, 1)
-                with em.region(f"scf.if {em.lt(nxt, self.k_tiles)}"):
+                more = em.lt(nxt, self.k_tiles)
+                if isinstance(more, str):
+                    with em.region(f"scf.if {more}"):
+                        copy(nxt, em.rem(nxt, 2))
+                elif more:
                     copy(nxt, em.rem(nxt, 2))
                 out = compute(em.rem(kt, 2), accs_now)
                 em.line("gpu.barrier")
@@ -228,17 +236,11 @@ def _build(gemm: GemmOp) -> GemmKernel:
     arch = get_arch(gemm.arch)
     shape = gemm.shape()
     in_type, out_type = gemm.in_type, gemm.out_type
-    problems = _check(arch, in_type, config)
+    problems = check_config(arch, in_type, shape, config)
     if problems:
-        raise AccelError(f"perf config {config} cannot be lowered on {arch.name}: {problems[0]}")
+        raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
+                         f"{arch.name}: {problems[0]}")
     mma = select_mma(arch, in_type, config.mn_per_xdl)
-    if config.m_per_wave % mma.m or config.n_per_wave % mma.n:
-        raise AccelError(f"perf config {config}: wave tile {config.m_per_wave}x"
-                         f"{config.n_per_wave} is not a multiple of the {mma.instr.shape} "
-                         f"instruction ({mma.instr.mnemonic})")
-    if config.k_per_block % mma.k:
-        raise AccelError(f"perf config {config}: kPerBlock {config.k_per_block} is not a "
-                         f"multiple of the instruction's K={mma.k} ({mma.instr.mnemonic})")
     for v in (gemm.a, gemm.b, gemm.c):
         shp, elem = memref_info(v)
         size = ELEM_BITS[elem] // 8
@@ -264,18 +266,6 @@ def _build(gemm: GemmOp) -> GemmKernel:
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k, in_type, out_type, arch.name,
                              gemm.a_layout, gemm.b_layout, gemm.accumulate))
-    if kernel.lds_bytes > arch.lds_bytes:
-        raise AccelError(f"perf config {config} needs {kernel.lds_bytes} bytes of LDS; "
-                         f"{arch.name} has {arch.lds_bytes}")
-    if kernel.block_size > arch.max_threads_per_block:
-        raise AccelError(f"perf config {config} needs {kernel.block_size} threads per block; "
-                         f"{arch.name} allows {arch.max_threads_per_block}")
     return kernel
 
 
-def _check(arch: ArchInfo, in_type: str, config: PerfConfig) -> list[str]:
-    """Rules codegen relies on; the selection engine's check_config when it is present."""
-    problems = []
-    if config.split_k != 1:
-        problems.append(f"splitKFactor {config.split_k} is not supported (must be 1)")
-    return problems

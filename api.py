@@ -1,0 +1,211 @@
+"""The library entry point: compile a GEMM (or a module of them) to code objects.
+
+    from accel.api import compile_gemm
+    result = compile_gemm("gfx942", g=1, m=128, n=1280, k=5120, in_type="f16",
+                          a_layout="accel", b_layout="accel",
+                          perf_config="v3:32,32,8,16,16,8,1,2,2,1,1")
+    kernel = result.kernels[0]
+    kernel.code_object   # ELF bytes (.hsaco)
+    kernel.assembly      # AMDGPU assembly text
+    kernel.metadata      # dict: symbol, grid, block, lds_bytes, vgprs, mma, perf_config, ...
+    result.metadata()    # the JSON document of DESIGN.md ("Code object contract")
+
+Same input -> byte-identical output: kernels are built from text in a fixed order and
+nothing in the metadata depends on time, paths or hash order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from accel.bindings import func, ir, new_context
+from accel.codegen.global_copy import ELEM_BITS
+from accel.codegen.kernel import GemmKernel
+from accel.dialect.accel_layout import AccelTile
+from accel.dialect.ops import ACCUMULATOR, GemmOp, collect_ops, memref_info, verify_module
+from accel.dialect.perf_config import PerfConfig
+from accel.diagnostics import AccelError
+from accel.passes.gemm_to_gpu import lower_gemms
+from accel.passes.registry import load_all
+from accel.pipelines.kernel import binaries, check_arch, lowering
+from accel.pipelines.textual import run_pipeline
+from accel.target.database import get_arch
+from accel.target.toolchain import ensure_linker
+
+_MLIR_TYPES = {"f16": ir.F16Type, "bf16": ir.BF16Type, "f32": ir.F32Type}
+_VGPR_COUNT = re.compile(r"^\s*\.vgpr_count:\s+(\d+)", re.M)
+_AGPR_COUNT = re.compile(r"^\s*\.agpr_count:\s+(\d+)", re.M)
+SELECT_PASS = "accel-affix-perf-config"
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    symbol: str
+    code_object: bytes
+    assembly: str
+    metadata: dict
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    arch: str
+    kernels: tuple[CompiledKernel, ...]
+
+    def metadata(self) -> dict:
+        return {"arch": self.arch, "kernels": [k.metadata for k in self.kernels]}
+
+
+def default_out_type(in_type: str) -> str:
+    """f16/bf16 GEMMs write their input type; i8 accumulates into i32, f32 into f32."""
+    return in_type if in_type in ("f16", "bf16") else ACCUMULATOR.get(in_type, in_type)
+
+
+def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = "f16",
+                 out_type: str | None = None, trans_a: bool = False, trans_b: bool = False,
+                 a_layout: str = "row", b_layout: str = "row",
+                 perf_config: str | PerfConfig | None = None,
+                 accumulate: bool = False) -> CompileResult:
+    """Compile C[g,m,n] (+)= A * B for `arch`.
+
+    `trans_a`/`trans_b` store A as [G,K,M] / B as [G,N,K]; `a_layout`/`b_layout`
+    "accel" store them tiled by the perf config (seed 001) instead. Without a perf
+    config one is selected (accel-affix-perf-config).
+    """
+    text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
+                            trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
+                            b_layout=b_layout, perf_config=perf_config, accumulate=accumulate)
+    return compile_module(text, arch)
+
+
+def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
+                     out_type: str | None, trans_a: bool, trans_b: bool, a_layout: str,
+                     b_layout: str, perf_config, accumulate: bool) -> str:
+    """The MLIR text of a function holding one `accel.gemm` with these parameters."""
+    info = get_arch(arch)
+    out_type = out_type or default_out_type(in_type)
+    for name, v in (("g", g), ("m", m), ("n", n), ("k", k)):
+        if not isinstance(v, int) or v <= 0:
+            raise AccelError(f"{name} must be a positive integer, got {v}")
+    for name, lay, trans in (("A", a_layout, trans_a), ("B", b_layout, trans_b)):
+        if lay not in ("row", "accel"):
+            raise AccelError(f"{name} layout must be row or accel, got '{lay}'")
+        if lay == "accel" and trans:
+            raise AccelError(f"{name} cannot be both transposed and in the accel layout")
+    a_layout = "transposed" if trans_a else a_layout
+    b_layout = "transposed" if trans_b else b_layout
+    config = None
+    if perf_config is not None:
+        config = (perf_config if isinstance(perf_config, PerfConfig)
+                  else PerfConfig.parse(perf_config, info.mma_kind))
+    if "accel" in (a_layout, b_layout) and config is None:
+        raise AccelError("the accel layout is tiled by the perf config: give --perf-config")
+
+    def shape(name, layout, d, d_per_block):
+        if layout == "accel":
+            return AccelTile(d_per_block, config.kpack_per_block, config.kpack).shape(g, d, k)
+        plain_first = (name == "A") == (layout == "row")
+        return (g, d, k) if plain_first else (g, k, d)
+
+    def memref(shp, t):
+        return f"memref<{'x'.join(map(str, shp))}x{t}>"
+
+    ta = memref(shape("A", a_layout, m, config and config.m_per_block), in_type)
+    tb = memref(shape("B", b_layout, n, config and config.n_per_block), in_type)
+    tc = memref((g, m, n), out_type)
+    attrs = [f'arch = "{arch}"', f'a_layout = "{a_layout}"', f'b_layout = "{b_layout}"',
+             'c_layout = "row"']
+    if config is not None:
+        attrs.append(f'perf_config = "{config}"')
+    if accumulate:
+        attrs.append("accumulate")
+    return (f"func.func @gemm(%a: {ta}, %b: {tb}, %c: {tc}) {{\n"
+            f"  \"accel.gemm\"(%a, %b, %c) {{{', '.join(attrs)}}} : ({ta}, {tb}, {tc}) -> ()\n"
+            f"  return\n}}\n")
+
+
+def compile_module(source: str | ir.Module, arch: str | None = None) -> CompileResult:
+    """Compile every `accel.gemm` of an MLIR module (text or parsed) to code objects.
+
+    `arch` defaults to the gemms' own; all must agree. Text is parsed in a fresh context.
+    """
+    if isinstance(source, str):
+        with new_context():
+            try:
+                module = ir.Module.parse(source)
+            except ir.MLIRError as e:
+                d = (getattr(e, "error_diagnostics", None) or [None])[0]
+                raise AccelError(d.message if d else str(e), d.location if d else None) from None
+            return _compile(module, arch)
+    with source.context:
+        return _compile(source, arch)
+
+
+def _compile(module: ir.Module, arch: str | None) -> CompileResult:
+    verify_module(module)
+    gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
+    if not gemms:
+        raise AccelError("the module has no 'accel.gemm' to compile")
+    arch = arch or gemms[0].arch
+    check_arch(module, arch)
+    if any(gm.perf_config_text is None for gm in gemms):
+        passes = load_all()
+        if SELECT_PASS not in passes:
+            raise AccelError("no perf config given, and perf-config selection "
+                             f"({SELECT_PASS}) is not available", gemms[0].location)
+        passes[SELECT_PASS]().run(module)
+    kernels = lower_gemms(module)
+    ensure_linker()
+    # Lower once; serialize the same LLVM-level module twice (ELF and assembly).
+    upto_llvm, serialize_bin = lowering(arch, "bin").rsplit(", ", 1)
+    run_pipeline(module, upto_llvm)
+    isa_module = module.operation.clone()
+    run_pipeline(module, serialize_bin)
+    run_pipeline(isa_module, serialize_bin.replace("format=bin", "format=isa"))
+    objects = binaries(module)
+    assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
+    isa_module.erase()
+    seen, out = set(), []
+    for kernel in kernels:
+        if kernel.symbol in seen:
+            continue
+        seen.add(kernel.symbol)
+        asm = assembly[kernel.symbol]
+        out.append(CompiledKernel(kernel.symbol, objects[kernel.symbol], asm,
+                                  kernel_metadata(kernel, asm)))
+    return CompileResult(arch, tuple(out))
+
+
+def kernel_metadata(kernel: GemmKernel, assembly: str) -> dict:
+    """One kernel's entry in the JSON of DESIGN.md's code object contract."""
+    pm, pn, pk = kernel.padded
+    vgprs = _VGPR_COUNT.search(assembly)
+    agprs = _AGPR_COUNT.search(assembly)
+    args = []
+    for op, layout in ((kernel.a, kernel.a.layout), (kernel.b, kernel.b.layout)):
+        args.append(_arg(op.name, op.elem, op.shape, layout))
+    c_shape = (kernel.g, kernel.m, kernel.n)
+    args.append(_arg("C", kernel.out_type, c_shape, "row"))
+    return {
+        "symbol": kernel.symbol,
+        "code_object": f"{kernel.symbol}.hsaco",
+        "grid": list(kernel.grid),
+        "block": [kernel.block_size, 1, 1],
+        "lds_bytes": kernel.lds_bytes,
+        "vgprs": int(vgprs.group(1)) if vgprs else None,
+        "agprs": int(agprs.group(1)) if agprs else 0,
+        "mma": kernel.mma.instr.mnemonic,
+        "perf_config": str(kernel.config),
+        "padded": {"m": pm, "n": pn, "k": pk},
+        "shape": {"g": kernel.g, "m": kernel.m, "n": kernel.n, "k": kernel.k},
+        "accumulate": kernel.accumulate,
+        "args": args,
+    }
+
+
+def _arg(name: str, dtype: str, shape, layout: str) -> dict:
+    elems = 1
+    for d in shape:
+        elems *= d
+    return {"name": name, "kind": "global_buffer", "dtype": dtype, "shape": list(shape),
+            "layout": layout, "bytes": elems * ELEM_BITS[dtype] // 8}

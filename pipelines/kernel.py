@@ -1,0 +1,82 @@
+"""The kernel pipeline: `accel.gemm` -> Kernel IR -> ROCDL -> `gpu.binary`, built in one place.
+
+  accel-kernel-pipeline{arch=gfx942 format=bin}
+
+expands to `accel-gemm-to-gpu` followed by the upstream lowering in `lowering()`.
+Selection of the perf config (accel-affix-perf-config) and the accel layout rewrite run
+before it; the kernel pipeline lowers what they decided.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel.bindings import gpu, ir
+from accel.dialect.ops import GemmOp, collect_ops
+from accel.diagnostics import AccelError
+from accel.passes.gemm_to_gpu import lower_gemms
+from accel.passes.registry import AccelPass, option, register
+from accel.pipelines.textual import run_pipeline
+from accel.target.database import ARCHES
+from accel.target.toolchain import ensure_linker
+
+FORMATS = ("bin", "isa")
+
+
+def lowering(arch: str, fmt: str = "bin") -> str:
+    """Upstream passes from Kernel IR (after accel-gemm-to-gpu) to `gpu.binary`."""
+    return ", ".join([
+        # Kernel IR's structured loops and ifs become branches before ROCDL conversion.
+        "gpu.module(convert-scf-to-cf",
+        # amdgpu.mfma/wmma/raw_buffer_* lower per chip: the chipset picks the intrinsic
+        # and the buffer descriptor's flag bits (gfx12 differs from gfx9/gfx11).
+        f"convert-amdgpu-to-rocdl{{chipset={arch}}}",
+        # Bare pointers: the kernel takes one pointer per memref (A, B, C), which is
+        # what a graph compiler passes; shapes are static, so nothing else is needed.
+        f"convert-gpu-to-rocdl{{chipset={arch} use-bare-ptr-memref-call-conv=true}})",
+        f"rocdl-attach-target{{chip={arch}}}",
+        # The host side must agree with the kernel's bare-pointer signature.
+        "gpu-to-llvm{use-bare-pointers-for-kernels=true}",
+        # bin: an ELF code object (linked with ld.lld, see target/toolchain.py); isa: assembly.
+        f"gpu-module-to-binary{{format={fmt}}}",
+    ])
+
+
+def check_arch(module: ir.Module, arch: str) -> None:
+    if arch not in ARCHES:
+        raise AccelError(f"unknown arch '{arch}' (supported: {', '.join(ARCHES)})")
+    for op in collect_ops(module, GemmOp.OP_NAME):
+        gemm = GemmOp(op)
+        if gemm.arch != arch:
+            raise AccelError(f"'accel.gemm' targets {gemm.arch} but the pipeline targets {arch}",
+                             gemm.location)
+
+
+def binaries(module: ir.Module) -> dict[str, bytes]:
+    """Object bytes of each `gpu.binary` (keyed by symbol) after gpu-module-to-binary."""
+    out = {}
+    for op in module.body.operations:
+        if op.operation.name == "gpu.binary":
+            sym = op.attributes["sym_name"].value
+            out[sym] = bytes(gpu.ObjectAttr(op.attributes["objects"][0]).object)
+    return out
+
+
+def lower_to_binaries(module: ir.Module, arch: str, fmt: str = "bin") -> None:
+    """Kernel IR module -> gpu.binary ops, in place."""
+    ensure_linker()
+    run_pipeline(module, lowering(arch, fmt))
+
+
+@register
+@dataclass(frozen=True)
+class KernelPipeline(AccelPass):
+    NAME = "accel-kernel-pipeline"
+    SUMMARY = "accel.gemm to gpu.binary: accel-gemm-to-gpu, then ROCDL lowering and serialization"
+    arch: str = option("gfx942", "target chip", choices=tuple(ARCHES))
+    format: str = option("bin", "bin: ELF code object; isa: assembly text", choices=FORMATS)
+
+    def run(self, module: ir.Module) -> None:
+        check_arch(module, self.arch)
+        lower_gemms(module)
+        lower_to_binaries(module, self.arch, self.format)
