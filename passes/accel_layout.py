@@ -386,7 +386,7 @@ def _dense_to_numpy(attr: ir.DenseElementsAttr) -> np.ndarray | None:
     # The bindings hand out no buffer for bf16: read the printed form, which is hex
     # for large attributes and round-trippable decimals otherwise.
     text = str(attr)
-    body = text[text.index("<") + 1:text.rindex(">")]
+    body = text[text.index("<") + 1:text.rindex("> :")]
     if body.startswith('"0x'):
         raw = np.frombuffer(bytes.fromhex(body[3:-1]), dtype=np.uint16).view(dtype)
         return np.broadcast_to(raw, t.shape).copy() if raw.size == 1 else raw.reshape(t.shape)
