@@ -405,7 +405,7 @@ class _PackLike:
             plain, pt = memref_info(self.plain)
             packed, kt = memref_info(self.packed)
             if pt != kt:
-                raise AccelError(f"element types differ: {pt} vs {kt}")
+                raise AccelError(f"element types differ: plain {pt} vs accel {kt}")
             if len(plain) != 3:
                 raise AccelError(f"plain operand must be rank 3, got rank {len(plain)}")
             if len(packed) != 6:

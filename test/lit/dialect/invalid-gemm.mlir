@@ -1,0 +1,324 @@
+// RUN: accel-opt %s --split-input-file --verify-diagnostics
+// Each case breaks one rule of the accel.gemm verifier and expects its one diagnostic.
+
+// Three operands, A, B and C.
+func.func @case0(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{'accel.gemm' takes 3 operands (A, B, C) and has no results}}
+  "accel.gemm"(%a, %b) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<1x32x48xf16>) -> ()
+  return
+}
+
+// -----
+
+// No results: C is written in place.
+func.func @case1(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{'accel.gemm' takes 3 operands (A, B, C) and has no results}}
+  %r = "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> i32
+  return
+}
+
+// -----
+
+// The arch is required.
+func.func @case2(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{'accel.gemm' requires an 'arch' attribute}}
+  "accel.gemm"(%a, %b, %c) {a_layout = "row"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// The arch must be known.
+func.func @case3(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{unknown arch 'gfx90a' (supported: gfx942, gfx1100, gfx1201)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx90a"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// The arch is a string.
+func.func @case4(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{attribute 'arch' must be a string}}
+  "accel.gemm"(%a, %b, %c) {arch = 942} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// Operand layouts are row, transposed or accel.
+func.func @case5(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{a_layout must be one of row, transposed, accel, got 'col'}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "col"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// C is row-major or in the accel layout.
+func.func @case6(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{c_layout must be 'row' or 'accel', got 'transposed'}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", c_layout = "transposed"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// Operands are memrefs.
+func.func @case7(%a: tensor<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{expected a memref operand, got tensor<1x64x32xf16>}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (tensor<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// Operands are statically shaped.
+func.func @case8(%a: memref<?x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{expected a statically shaped memref, got memref<?x64x32xf16>}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<?x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// A and B share one element type.
+func.func @case9(%a: memref<1x64x32xf16>, %b: memref<1x32x48xbf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{A and B element types differ: f16 vs bf16}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<1x32x48xbf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// f32 inputs need MFMA: not on RDNA3.
+func.func @case10(%a: memref<1x64x32xf32>, %b: memref<1x32x48xf32>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{element type f32 is not supported on gfx1100}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100"} : (memref<1x64x32xf32>, memref<1x32x48xf32>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// f32 inputs need MFMA: not on RDNA4.
+func.func @case11(%a: memref<1x64x32xf32>, %b: memref<1x32x48xf32>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{element type f32 is not supported on gfx1201}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201"} : (memref<1x64x32xf32>, memref<1x32x48xf32>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// No chip here multiplies f64.
+func.func @case12(%a: memref<1x64x32xf64>, %b: memref<1x32x48xf64>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{element type f64 is not supported on gfx942}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf64>, memref<1x32x48xf64>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// The database lists fp8 WMMA on gfx1201, but the dialect does not take it (layout unconfirmed).
+func.func @case13(%a: memref<1x64x32xf8E4M3FN>, %b: memref<1x32x48xf8E4M3FN>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{element type f8E4M3FN is not supported on gfx1201}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201"} : (memref<1x64x32xf8E4M3FN>, memref<1x32x48xf8E4M3FN>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// i8 accumulates in i32.
+func.func @case14(%a: memref<1x64x32xi8>, %b: memref<1x32x48xi8>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{output type f32 is not supported for i8 inputs (expected one of i32)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xi8>, memref<1x32x48xi8>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// f16 does not accumulate into i32.
+func.func @case15(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xi32>) {
+  // expected-error@+1 {{output type i32 is not supported for f16 inputs (expected one of f32, f16, bf16)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xi32>) -> ()
+  return
+}
+
+// -----
+
+// No operand may be empty.
+func.func @case16(%a: memref<1x64x0xf16>, %b: memref<1x0x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{A has a zero extent: [1, 64, 0]}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x0xf16>, memref<1x0x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// C is [G, M, N].
+func.func @case17(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<64x48xf32>) {
+  // expected-error@+1 {{C must be rank 3 [G, M, N], got rank 2}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// A in row layout is [G, M, K].
+func.func @case18(%a: memref<64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{A in 'row' layout must be rank 3, got rank 2}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// A in accel layout is 6-D.
+func.func @case19(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{A in 'accel' layout must be rank 6, got rank 3}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "accel"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// B in transposed layout is [G, N, K].
+func.func @case20(%a: memref<1x64x32xf16>, %b: memref<1x48x32x1xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{B in 'transposed' layout must be rank 3, got rank 4}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", b_layout = "transposed"} : (memref<1x64x32xf16>, memref<1x48x32x1xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// Batch sizes agree.
+func.func @case21(%a: memref<1x64x32xf16>, %b: memref<2x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{batch sizes disagree: A 1, B 2, C 1}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<2x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// M of A agrees with C.
+func.func @case22(%a: memref<1x65x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{A has M=65 but C has M=64}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x65x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// N of a transposed B agrees with C.
+func.func @case23(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{B has N=32 but C has N=48}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", b_layout = "transposed"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// K of A and B agree.
+func.func @case24(%a: memref<1x64x32xf16>, %b: memref<1x16x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{K of A (32) and B (16) disagree}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<1x16x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// A transposed is [G, K, M].
+func.func @case25(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{A has M=32 but C has M=64}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "transposed"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// An accel A holds M padded to whole blocks: 3 blocks of 32 is too many for M=64.
+func.func @case26(%a: memref<1x3x1x8x32x4xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{A accel layout holds M padded to 96, which does not match M=64 of C}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "accel"} : (memref<1x3x1x8x32x4xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// An accel B holds N padded to whole blocks: one block of 32 is too few for N=48.
+func.func @case27(%a: memref<1x64x32xf16>, %b: memref<1x1x1x8x32x4xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{B accel layout holds N padded to 32, which does not match N=48 of C}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", b_layout = "accel"} : (memref<1x64x32xf16>, memref<1x1x1x8x32x4xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// A plain K must fit the accel operand's padded K (here 2 blocks of 32 for K=32).
+func.func @case28(%a: memref<1x64x32xf16>, %b: memref<1x2x2x8x32x4xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{K mismatch: plain operand has K=32, accel operand holds K padded to 64}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", b_layout = "accel"} : (memref<1x64x32xf16>, memref<1x2x2x8x32x4xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// Two accel operands block K alike.
+func.func @case29(%a: memref<1x2x1x8x32x4xf16>, %b: memref<1x2x1x4x32x8xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{A and B accel layouts block K differently: kpackPerBlock x kpack is 8x4 for A, 4x8 for B}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "accel", b_layout = "accel"} : (memref<1x2x1x8x32x4xf16>, memref<1x2x1x4x32x8xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// Two accel operands hold the same padded K.
+func.func @case30(%a: memref<1x2x1x8x32x4xf16>, %b: memref<1x2x2x8x32x4xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{padded K of A (32) and B (64) disagree}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "accel", b_layout = "accel"} : (memref<1x2x1x8x32x4xf16>, memref<1x2x2x8x32x4xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// The perf config must parse; the message names the bad field.
+func.func @case31(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{perf config 'v4:64,64,8,32,32,16,x,1,2,2,0,0,1,1': field 6 (kpack) is not an integer: 'x'}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:64,64,8,32,32,16,x,1,2,2,0,0,1,1"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// The perf config is a string.
+func.func @case32(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{attribute 'perf_config' must be a string}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = 3} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// An accel operand is blocked as the perf config says (here dPerBlock 32 vs mPerBlock 64).
+func.func @case33(%a: memref<1x2x1x8x32x4xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{A accel layout [.., 8, 32, 4] disagrees with perf config v4:64,32,8,32,32,16,4,1,2,2,0,0,1,1 (expects kpackPerBlock=8, dPerBlock=64, kpack=4)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "accel", perf_config = "v4:64,32,8,32,32,16,4,1,2,2,0,0,1,1"} : (memref<1x2x1x8x32x4xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// accumulate is a unit attribute.
+func.func @case34(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{attribute 'accumulate' must be a unit attribute}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", accumulate = 1 : i32} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// Launch attributes are integers.
+func.func @case35(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{attribute 'block_size' must be an integer}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", block_size = "256"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
