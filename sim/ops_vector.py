@@ -77,7 +77,7 @@ def _to_rank(x, rank):
     return x.reshape((x.shape[0],) + (1,) * (rank - (x.ndim - 1)) + x.shape[1:])
 
 
-@op("vector.broadcast", "vector.splat")
+@op("vector.broadcast")
 def _broadcast(c, o):
     src = c.use(o.operands[0])
     shape = value_type(o.results[0].type, o.location).shape

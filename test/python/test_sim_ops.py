@@ -347,3 +347,23 @@ def test_unsupported_op_is_named_with_location():
 def test_wrong_argument_dtype_is_an_error():
     with pytest.raises(AccelError, match="argument 0 must be a numpy array of float32"):
         run(kernel("%X: memref<4xf32>", ""), [np.zeros(4, np.float16)])
+
+
+def test_workgroup_alloca_and_lane_id():
+    body = """
+      %buf = memref.alloca() : memref<64xi32, #gpu.address_space<workgroup>>
+      %lane = gpu.lane_id
+      %li = arith.index_cast %lane : index to i32
+      %sp = vector.broadcast %li : i32 to vector<2xi32>
+      %e = vector.extract %sp[1] : i32 from vector<2xi32>
+      memref.store %e, %buf[%t] : memref<64xi32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %c63 = arith.constant 63 : index
+      %r = arith.subi %c63, %t : index
+      %v = memref.load %buf[%r] : memref<64xi32, #gpu.address_space<workgroup>>
+      memref.store %v, %R[%t] : memref<64xi32>
+"""
+    R = np.zeros(64, np.int32)
+    report = run(kernel("%R: memref<64xi32>", body), [R], block=(64, 1, 1), arch="gfx1100")
+    assert list(R) == [(63 - t) % 32 for t in range(64)]   # wave32: lane = t % 32
+    assert report.lds_bytes == 256 and report.races == []
