@@ -16,7 +16,7 @@ nothing in the metadata depends on time, paths or hash order.
 
 from __future__ import annotations
 
-import re
+import struct
 from dataclasses import dataclass
 
 from accel.bindings import func, ir, new_context
@@ -34,8 +34,6 @@ from accel.target.database import get_arch
 from accel.target.toolchain import ensure_linker
 
 _MLIR_TYPES = {"f16": ir.F16Type, "bf16": ir.BF16Type, "f32": ir.F32Type}
-_VGPR_COUNT = re.compile(r"^\s*\.vgpr_count:\s+(\d+)", re.M)
-_AGPR_COUNT = re.compile(r"^\s*\.agpr_count:\s+(\d+)", re.M)
 SELECT_PASS = "accel-affix-perf-config"
 
 
@@ -65,7 +63,7 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
                  out_type: str | None = None, trans_a: bool = False, trans_b: bool = False,
                  a_layout: str = "row", b_layout: str = "row",
                  perf_config: str | PerfConfig | None = None,
-                 accumulate: bool = False) -> CompileResult:
+                 accumulate: bool = False, assembly: bool = True) -> CompileResult:
     """Compile C[g,m,n] (+)= A * B for `arch`.
 
     `trans_a`/`trans_b` store A as [G,K,M] / B as [G,N,K]; `a_layout`/`b_layout`
@@ -75,7 +73,7 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
                             b_layout=b_layout, perf_config=perf_config, accumulate=accumulate)
-    return compile_module(text, arch)
+    return compile_module(text, arch, assembly=assembly)
 
 
 def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
@@ -124,7 +122,8 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
             f"  return\n}}\n")
 
 
-def compile_module(source: str | ir.Module, arch: str | None = None) -> CompileResult:
+def compile_module(source: str | ir.Module, arch: str | None = None,
+                   assembly: bool = True) -> CompileResult:
     """Compile every `accel.gemm` of an MLIR module (text or parsed) to code objects.
 
     `arch` defaults to the gemms' own; all must agree. Text is parsed in a fresh context.
@@ -136,12 +135,12 @@ def compile_module(source: str | ir.Module, arch: str | None = None) -> CompileR
             except ir.MLIRError as e:
                 d = (getattr(e, "error_diagnostics", None) or [None])[0]
                 raise AccelError(d.message if d else str(e), d.location if d else None) from None
-            return _compile(module, arch)
+            return _compile(module, arch, assembly)
     with source.context:
-        return _compile(source, arch)
+        return _compile(source, arch, assembly)
 
 
-def _compile(module: ir.Module, arch: str | None) -> CompileResult:
+def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> CompileResult:
     verify_module(module)
     gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
     if not gemms:
@@ -159,28 +158,28 @@ def _compile(module: ir.Module, arch: str | None) -> CompileResult:
     # Lower once; serialize the same LLVM-level module twice (ELF and assembly).
     upto_llvm, serialize_bin = lowering(arch, "bin").rsplit(", ", 1)
     run_pipeline(module, upto_llvm)
-    isa_module = module.operation.clone()
+    assembly: dict[str, str] = {}
+    if want_assembly:
+        isa_module = module.operation.clone()
+        run_pipeline(isa_module, serialize_bin.replace("format=bin", "format=isa"))
+        assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
+        isa_module.erase()
     run_pipeline(module, serialize_bin)
-    run_pipeline(isa_module, serialize_bin.replace("format=bin", "format=isa"))
     objects = binaries(module)
-    assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
-    isa_module.erase()
     seen, out = set(), []
     for kernel in kernels:
         if kernel.symbol in seen:
             continue
         seen.add(kernel.symbol)
-        asm = assembly[kernel.symbol]
-        out.append(CompiledKernel(kernel.symbol, objects[kernel.symbol], asm,
-                                  kernel_metadata(kernel, asm)))
+        elf = objects[kernel.symbol]
+        out.append(CompiledKernel(kernel.symbol, elf, assembly.get(kernel.symbol, ""),
+                                  kernel_metadata(kernel, elf)))
     return CompileResult(arch, tuple(out))
 
 
-def kernel_metadata(kernel: GemmKernel, assembly: str) -> dict:
+def kernel_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
     """One kernel's entry in the JSON of DESIGN.md's code object contract."""
     pm, pn, pk = kernel.padded
-    vgprs = _VGPR_COUNT.search(assembly)
-    agprs = _AGPR_COUNT.search(assembly)
     args = []
     for op, layout in ((kernel.a, kernel.a.layout), (kernel.b, kernel.b.layout)):
         args.append(_arg(op.name, op.elem, op.shape, layout))
@@ -192,8 +191,7 @@ def kernel_metadata(kernel: GemmKernel, assembly: str) -> dict:
         "grid": list(kernel.grid),
         "block": [kernel.block_size, 1, 1],
         "lds_bytes": kernel.lds_bytes,
-        "vgprs": int(vgprs.group(1)) if vgprs else None,
-        "agprs": int(agprs.group(1)) if agprs else 0,
+        "vgprs": note_count(code_object, ".vgpr_count"),
         "mma": kernel.mma.instr.mnemonic,
         "perf_config": str(kernel.config),
         "padded": {"m": pm, "n": pn, "k": pk},
@@ -209,3 +207,24 @@ def _arg(name: str, dtype: str, shape, layout: str) -> dict:
         elems *= d
     return {"name": name, "kind": "global_buffer", "dtype": dtype, "shape": list(shape),
             "layout": layout, "bytes": elems * ELEM_BITS[dtype] // 8}
+
+
+def note_count(code_object: bytes, key: str) -> int:
+    """An unsigned count from the code object's AMDHSA metadata note.
+
+    The note is MessagePack; the assembler writes each kernel key as a fixstr followed
+    by a fixint or uint8/16/32 value. One kernel per code object, so the first match
+    is this kernel's.
+    """
+    tag = bytes([0xA0 | len(key)]) + key.encode()
+    at = code_object.find(tag)
+    if at < 0:
+        raise AccelError(f"code object has no '{key}' in its metadata note")
+    i = at + len(tag)
+    head = code_object[i]
+    if head < 0x80:
+        return head
+    widths = {0xCC: ">B", 0xCD: ">H", 0xCE: ">I"}
+    if head not in widths:
+        raise AccelError(f"code object metadata '{key}' has an unexpected encoding 0x{head:02x}")
+    return struct.unpack_from(widths[head], code_object, i + 1)[0]
