@@ -5,7 +5,9 @@ Kernel IR, generated below: 64x64 tile per workgroup of 256 threads (4 waves of 
 2x2 arrangement of 32x32 v_mfma_f32_32x32x8_f16 tiles), K step 32 staged through LDS
 (A row-major, B transposed so each lane's 4 K values are contiguous), raw buffer loads
 from global memory, barriers around the LDS tiles. The result is checked against
-numpy so the figure is for a correct run.
+numpy so the figure is for a correct run. The generated kernel lowers to gfx942 ISA
+(v_mfma_f32_32x32x8_f16, buffer_load_dwordx4, ds_read/ds_write, s_barrier) with
+DESIGN.md's pipeline once `convert-scf-to-cf` runs first inside the gpu.module.
 
     python benchmarks/bench_sim.py [--size 256] [--repeat 3]
 """
