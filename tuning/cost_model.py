@@ -1,0 +1,196 @@
+"""Estimated run time of a GEMM under a perf config: the score the selector ranks by.
+
+Workgroups are dispatched to "units": a CU on CDNA3; on RDNA a workgroup processor
+(WGP, two CUs sharing LDS), since gfx10+ code runs in WGP mode unless built with
+cumode, and one workgroup's waves then spread over the WGP's four SIMDs.
+
+The model, in clock cycles of the busiest unit:
+
+  grid        ceil(N/nPB) * ceil(M/mPB) * G workgroups; the busiest unit gets
+              n = ceil(grid / units) of them (wave quantization / last-round fill).
+  resident    r = min(n, how many fit on a unit at once by LDS and registers); the
+              unit runs its n tiles in rounds of r concurrent tiles (the last
+              round may hold fewer).
+  per k-step  of one round (kPB of K; K is padded to whole k-steps):
+                compute  r * 2*mPB*nPB*kPB / (MMA FLOPs per clock * MMA efficiency
+                         * share of the unit's SIMDs that have a wave)
+                LDS      r * (A and B tile writes + every wave's fragment reads,
+                         gfx1100 reads each operand twice: lanes 16-31 repeat 0-15)
+                         / LDS bytes per clock
+                global   r * (mPB + nPB)*kPB*bytes / bytes per clock one unit can pull
+                latency  one global-load latency, which the round's work must cover
+              the step costs the largest of these (they overlap) plus a barrier
+              stall that the other r-1 resident tiles hide: BARRIER / r. A round
+              also pays one lone tile's step to fill and drain the pipeline: the
+              first load and the last MMAs overlap nothing.
+  epilogue    r * mPB*nPB*out bytes / per-unit bandwidth per round.
+  chip-wide   every workgroup's operand and C traffic over the chip's effective
+              operand bandwidth (L2 and Infinity Cache absorb the re-reads of A
+              and B, so this is a multiple of DRAM bandwidth, calibrated below).
+
+Arithmetic intensity enters through the LDS and global terms, padding waste through
+the padded tile sizes (padded rows and columns cost full MMA issue and traffic),
+MMA efficiency through MFMA_16_EFFICIENCY. The score is the larger of the busiest
+unit's time and the chip-wide traffic time, in microseconds at the part's clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel.dialect.accel_layout import ceil_div
+from accel.dialect.ops import GemmShape
+from accel.dialect.perf_config import PerfConfig
+from accel.target.database import ArchInfo, MmaInstr
+from accel.tuning.launch import geometry
+from accel.tuning.validity import ELEMENT_BYTES
+
+
+@dataclass(frozen=True)
+class CostParams:
+    clock_ghz: float
+    cus_per_unit: int                    # CUs a workgroup is dispatched to (2: WGP mode)
+    mma_flops_per_clock: dict[str, int]  # per CU, dense, by input element type
+    simds_per_cu: int
+    vgprs_per_simd_lane: int             # register file a SIMD shares among its waves
+    max_waves_per_simd: int
+    chip_bytes_per_clock: float          # effective operand bandwidth of the whole chip
+    cu_bytes_per_clock: float            # what one CU alone can pull from L2
+    lds_bytes_per_clock: int             # per CU
+    source: str
+
+    def units(self, arch: ArchInfo) -> int:
+        return max(1, arch.cu_count // self.cus_per_unit)
+
+
+# A global load that hits L2/MALL takes several hundred cycles on CDNA3 and RDNA3;
+# a k-step whose work is shorter than this leaves the CU waiting.
+LOAD_LATENCY = 900
+# Cycles a workgroup loses at each k-step's barrier: an LDS store's latency, the
+# barrier, the first LDS read's latency (~100 cycles each). An assumption, not measured.
+BARRIER = 256
+# 16x16 MFMAs peak at the same FLOP rate as 32x32 (CDNA3 ISA: 8 vs 16 passes for
+# half the work) but need twice the instructions and LDS reads per FLOP; assumed 10%
+# slower sustained. WMMA has one tile, so no factor there.
+MFMA_16_EFFICIENCY = 0.9
+
+COST_PARAMS: dict[str, CostParams] = {
+    "gfx942": CostParams(
+        clock_ghz=2.1, cus_per_unit=1,
+        # MI300X data sheet: 1307.4 TF f16/bf16, 2614.9 TOPS i8, 163.4 TF f32 matrix,
+        # 304 CUs at 2.1 GHz -> 2048 / 4096 / 256 per CU per clock.
+        mma_flops_per_clock={"f16": 2048, "bf16": 2048, "i8": 4096, "f32": 256},
+        simds_per_cu=4, vgprs_per_simd_lane=512, max_waves_per_simd=8,
+        # 5.3 TB/s HBM3 x 2.6 (the cache factor calibrated on gfx1100) at 2.1 GHz.
+        chip_bytes_per_clock=6560.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
+        source="MI300X data sheet; CDNA3 ISA (4 SIMDs, 512 VGPR+AGPR per lane); "
+               "bandwidth scaled from the gfx1100 calibration"),
+    "gfx1100": CostParams(
+        clock_ghz=2.495, cus_per_unit=2,
+        # W7900: 122.6 TF f16 at 2.495 GHz on 96 CUs -> 512 per CU per clock; iu8 same rate.
+        mma_flops_per_clock={"f16": 512, "bf16": 512, "i8": 512},
+        simds_per_cu=2, vgprs_per_simd_lane=1536, max_waves_per_simd=16,
+        # Calibrated on seed 000: 128x128x32 measured 1.26x faster than 64x64x64 on
+        # 1536x1536x1024, which this model reproduces with ~912 B/clock (2.3 TB/s,
+        # 2.6x the 864 GB/s DRAM: the Infinity Cache serves the re-reads).
+        chip_bytes_per_clock=912.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
+        source="Radeon PRO W7900 specs; RDNA3 ISA (2 SIMD32 per CU, 1536 VGPRs per "
+               "lane); chip bandwidth calibrated to seed 000"),
+    "gfx1201": CostParams(
+        clock_ghz=2.97, cus_per_unit=2,
+        # RX 9070 XT: 195 TF f16 dense, 389 TOPS i8/fp8 dense, 64 CUs at 2.97 GHz.
+        mma_flops_per_clock={"f16": 1024, "bf16": 1024, "i8": 2048, "f8E4M3FN": 2048},
+        simds_per_cu=2, vgprs_per_simd_lane=1536, max_waves_per_simd=16,
+        # 640 GB/s GDDR6 x 2.6 (the gfx1100 cache factor) at 2.97 GHz.
+        chip_bytes_per_clock=560.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
+        source="RX 9070 XT specs; RDNA4 like RDNA3 per CU; bandwidth scaled from the "
+               "gfx1100 calibration"),
+}
+
+
+def params_for(arch: ArchInfo) -> CostParams:
+    return COST_PARAMS[arch.name]
+
+
+def mma_efficiency(instr: MmaInstr) -> float:
+    return MFMA_16_EFFICIENCY if instr.kind == "mfma" and instr.m == 16 else 1.0
+
+
+def lds_read_duplication(arch: ArchInfo, instr: MmaInstr) -> int:
+    """How many times a wave reads each operand element: 2 on gfx1100 (lane replication)."""
+    return (arch.wave_size * instr.a_len) // (instr.m * instr.k)
+
+
+def resident_per_unit(arch: ArchInfo, params: CostParams, config: PerfConfig,
+                      lds: int, regs: int) -> int:
+    """Workgroups of this config that fit on one unit at once (at least 1)."""
+    by_lds = arch.lds_bytes * params.cus_per_unit // max(lds, 1)
+    waves_per_simd = ceil_div(config.num_waves, params.simds_per_cu * params.cus_per_unit)
+    reg_waves = min(params.max_waves_per_simd, params.vgprs_per_simd_lane // max(regs, 1))
+    return max(1, min(by_lds, reg_waves // waves_per_simd))
+
+
+def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
+             config: PerfConfig, instr: MmaInstr, lds: int, regs: int) -> tuple[float, dict]:
+    """(estimated microseconds, breakdown) for a config `check_config` accepted."""
+    p = params_for(arch)
+    launch = geometry(arch, shape, config)
+    pm, pn, pk = launch.padded
+    grid = launch.grid_size
+    mpb, npb, kpb = config.m_per_block, config.n_per_block, config.k_per_block
+    eb, ob = ELEMENT_BYTES[in_type], ELEMENT_BYTES[out_type]
+
+    units, width = p.units(arch), p.cus_per_unit
+    per_unit = ceil_div(grid, units)
+    resident = min(per_unit, resident_per_unit(arch, p, config, lds, regs))
+    rounds = ceil_div(per_unit, resident)
+    steps = pk // kpb
+
+    flops = 2 * mpb * npb * kpb
+    global_bytes = (mpb + npb) * kpb * eb
+    reads = lds_read_duplication(arch, instr) * (config.waves_n * mpb + config.waves_m * npb)
+    lds_traffic = (reads + mpb + npb) * kpb * eb
+    mma_rate = p.mma_flops_per_clock[in_type] * width * mma_efficiency(instr)
+    simds = p.simds_per_cu * width
+
+    def step_terms(r: int) -> dict[str, float]:
+        """Clocks of one k-step's work for r concurrent tiles on one unit, by limit."""
+        return {"compute": r * flops / (mma_rate * min(1.0, r * config.num_waves / simds)),
+                "lds": r * lds_traffic / (p.lds_bytes_per_clock * width),
+                "global": r * global_bytes / (p.cu_bytes_per_clock * width),
+                "latency": float(LOAD_LATENCY)}
+
+    fill_drain = max(step_terms(1).values())
+
+    def round_time(r: int) -> float:
+        step = max(step_terms(r).values()) + BARRIER / r
+        epilogue = r * mpb * npb * ob / (p.cu_bytes_per_clock * width)
+        return steps * step + fill_drain + epilogue
+
+    t_unit = (per_unit // resident) * round_time(resident)
+    if per_unit % resident:  # the last round runs fewer tiles, so it is shorter
+        t_unit += round_time(per_unit % resident)
+    t_chip = grid * (steps * global_bytes + mpb * npb * ob) / p.chip_bytes_per_clock
+    clocks = max(t_unit, t_chip)
+
+    terms = step_terms(resident)
+    bound = max(terms, key=terms.get)
+    if t_chip > t_unit:
+        bound = "chip-bandwidth"
+    real = shape.m * shape.n
+    breakdown = {
+        "grid": grid,
+        "tiles_per_unit": per_unit,
+        "resident": resident,
+        "rounds": rounds,
+        "fill": round(grid / (per_unit * units), 4),
+        "pad_area": round(pm * pn / real - 1, 4),
+        "pad_k": round(pk / shape.k - 1, 4),
+        "ai_global": round(flops / global_bytes, 2),
+        "ai_lds": round(flops / lds_traffic, 2),
+        "mma_eff": mma_efficiency(instr),
+        "bound": bound,
+        "unit_us": round(t_unit / (p.clock_ghz * 1e3), 3),
+        "chip_us": round(t_chip / (p.clock_ghz * 1e3), 3),
+    }
+    return clocks / (p.clock_ghz * 1e3), breakdown

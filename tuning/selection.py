@@ -1,0 +1,242 @@
+"""Choose a perf config for a GEMM: enumerate a ladder, screen it, rank by the cost model.
+
+Candidates (per usable MMA instruction, see validity.usable_instructions):
+  mPerBlock, nPerBlock  16, 32, 64, 128, 256 that the instruction tile divides;
+  waves                 1, 2, 4 or 8 per workgroup, split between M and N the way
+                        that reads the least LDS (squarest per-wave tile);
+  kPerBlock             16, 32, 64 (and 128 for 1-byte types);
+  kpack                 the instruction's per-lane K run, or 16 bytes of elements.
+An operand already in the accel layout fixes mPerBlock/nPerBlock, kpackPerBlock and
+kpack, and only agreeing candidates are made.
+
+Screens, in order (seed 000's rules):
+  validity  `check_config` (the same rules codegen applies);
+  padding   the padded output area may exceed the real one by at most 25%; when no
+            valid tile manages that, by at most 25% over the least padding any does
+            (so M=1 still gets the narrowest tile);
+  fill      when some admissible tile's grid gives every dispatch unit (a CU; a
+            WGP of two CUs on RDNA, see cost_model) a workgroup, a tile that leaves
+            units idle is dropped.
+The rest are ranked by estimated time (cost_model), ties broken by less LDS, fewer
+registers, the wider MFMA, fewer waves, kpack closest to a 16-byte LDS read, then
+the config text: deterministic.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+
+from accel.diagnostics import AccelError
+from accel.dialect.accel_layout import AccelTile
+from accel.dialect.ops import GemmShape
+from accel.dialect.perf_config import PerfConfig
+from accel.target.database import ArchInfo, MmaInstr
+from accel.tuning import cost_model
+from accel.tuning.launch import geometry
+from accel.tuning.validity import (ELEMENT_BYTES, check_config, grid_errors, k_base, lds_bytes,
+                                   register_estimate, usable_instructions)
+
+TILE_LADDER = (16, 32, 64, 128, 256)
+WAVE_COUNTS = (1, 2, 4, 8)
+PAD_LIMIT = 1.25
+
+
+@dataclass(frozen=True)
+class Candidate:
+    config: PerfConfig
+    score: float          # estimated microseconds; lower is better
+    breakdown: dict
+
+
+@dataclass
+class Selection:
+    arch: ArchInfo
+    in_type: str
+    out_type: str
+    shape: GemmShape
+    ranked: list[Candidate]
+    rejected: list[tuple[PerfConfig, list[str]]] = field(default_factory=list)
+
+    @property
+    def best(self) -> PerfConfig:
+        return self.ranked[0].config
+
+    def explain(self, top: int | None = 10, show_rejected: bool = True) -> str:
+        s = self.shape
+        lines = [f"{self.arch.name} ({self.arch.cu_count} CUs) {self.in_type} -> {self.out_type}  "
+                 f"G={s.g} M={s.m} N={s.n} K={s.k}: {len(self.ranked)} ranked, "
+                 f"{len(self.rejected)} rejected",
+                 f"{'rank':>4}  {'est us':>9}  {'tile':<12} {'mma':<6} {'thr':>4} {'grid':>7} "
+                 f"{'fill':>5} {'pad':>5} {'AIglb':>6} {'AIlds':>6}  {'bound':<14} perf config"]
+        for i, c in enumerate(self.ranked[:top] if top else self.ranked):
+            b, cfg = c.breakdown, c.config
+            tile = f"{cfg.m_per_block}x{cfg.n_per_block}x{cfg.k_per_block}"
+            lines.append(
+                f"{i + 1:>4}  {c.score:>9.3f}  {tile:<12} {cfg.mn_per_xdl:<6} "
+                f"{cfg.block_size(self.arch.wave_size):>4} {b['grid']:>7} {b['fill']:>5.0%} "
+                f"{b['pad_area']:>5.0%} {b['ai_global']:>6} {b['ai_lds']:>6}  "
+                f"{b['bound']:<14} {cfg}")
+        if show_rejected and self.rejected:
+            lines.append("rejected:")
+            for cfg, reasons in self.rejected:
+                tile = f"{cfg.m_per_block}x{cfg.n_per_block}x{cfg.k_per_block}"
+                lines.append(f"  {cfg} ({tile}, {cfg.block_size(self.arch.wave_size)} threads): "
+                             + "; ".join(reasons))
+        return "\n".join(lines)
+
+    def to_json(self, top: int | None = None) -> str:
+        ranked = self.ranked[:top] if top else self.ranked
+        return json.dumps({
+            "arch": self.arch.name, "cu_count": self.arch.cu_count,
+            "in_type": self.in_type, "out_type": self.out_type,
+            "shape": {"g": self.shape.g, "m": self.shape.m, "n": self.shape.n, "k": self.shape.k},
+            "best": str(self.best),
+            "ranked": [{"perf_config": str(c.config), "score_us": c.score, **c.breakdown}
+                       for c in ranked],
+            "rejected": [{"perf_config": str(cfg), "reasons": r} for cfg, r in self.rejected],
+        }, indent=2)
+
+
+def _wave_split(m_pb: int, n_pb: int, waves: int, mn: int) -> tuple[int, int] | None:
+    """(waves_m, waves_n) for `waves` waves reading the least LDS, or None."""
+    best = None
+    for wm in range(1, waves + 1):
+        if waves % wm:
+            continue
+        wn = waves // wm
+        if m_pb % (wm * mn) or n_pb % (wn * mn):
+            continue
+        reads = wn * m_pb + wm * n_pb
+        if best is None or reads < best[0]:
+            best = (reads, wm, wn)
+    return None if best is None else best[1:]
+
+
+def _kpack_choices(instr: MmaInstr, in_type: str) -> tuple[int, ...]:
+    return tuple(sorted({k_base(instr), 16 // ELEMENT_BYTES[in_type]}))
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    config: PerfConfig
+    instr: MmaInstr
+    lds: int
+    regs: int
+
+
+@functools.lru_cache(maxsize=64)
+def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: AccelTile | None,
+            schedule_version: int) -> tuple[tuple[_Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
+    """Shape-independent part: the candidates and the ones the arch rules out, cached."""
+    fixed = [t for t in (fixed_a, fixed_b) if t is not None]
+    if fixed and any((t.kpack_per_block, t.kpack) != (fixed[0].kpack_per_block, fixed[0].kpack)
+                     for t in fixed):
+        raise AccelError("A and B accel layouts disagree on kpackPerBlock/kpack "
+                         f"({fixed_a} vs {fixed_b}); one perf config cannot serve both")
+    eb = ELEMENT_BYTES[in_type]
+    probe = GemmShape(1, 1, 1, 1)
+    good: list[_Prepared] = []
+    bad: list[tuple[PerfConfig, tuple[str, ...]]] = []
+    for instr in usable_instructions(arch, in_type):
+        mn = instr.m
+        if fixed:
+            k_options = [(fixed[0].kpack_per_block, fixed[0].kpack)]
+        else:
+            k_options = [(kpb // kp, kp)
+                         for kpb in (16, 32, 64) + ((128,) if eb == 1 else ())
+                         for kp in _kpack_choices(instr, in_type) if kpb % kp == 0]
+        m_tiles = (fixed_a.d_per_block,) if fixed_a else TILE_LADDER
+        n_tiles = (fixed_b.d_per_block,) if fixed_b else TILE_LADDER
+        for mpb in m_tiles:
+            for npb in n_tiles:
+                for waves in WAVE_COUNTS:
+                    split = _wave_split(mpb, npb, waves, mn)
+                    if split is None:
+                        continue
+                    wm, wn = split
+                    for kpack_pb, kpack in k_options:
+                        cfg = PerfConfig(m_per_block=mpb, n_per_block=npb,
+                                         kpack_per_block=kpack_pb, m_per_wave=mpb // wm,
+                                         n_per_wave=npb // wn, mn_per_xdl=mn, kpack=kpack,
+                                         schedule_version=schedule_version)
+                        errors = check_config(arch, in_type, probe, cfg)
+                        if errors:
+                            bad.append((cfg, tuple(errors)))
+                        else:
+                            good.append(_Prepared(cfg, instr, lds_bytes(cfg, in_type),
+                                                  register_estimate(arch, instr, cfg, in_type)))
+    return tuple(good), tuple(bad)
+
+
+def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
+           fixed_a: AccelTile | None = None, fixed_b: AccelTile | None = None,
+           double_buffer_default: bool = False) -> Selection:
+    """Rank every admissible config for this GEMM; `.best` is the choice.
+
+    `fixed_a` / `fixed_b`: the blocking of an operand already in the accel layout.
+    `double_buffer_default`: make candidates with the double-buffered schedule (2).
+    Raises AccelError when no config is valid.
+    """
+    if not arch.supports(in_type) or in_type not in ELEMENT_BYTES:
+        raise AccelError(f"element type {in_type} has no MMA instruction on {arch.name}")
+    if min(shape.g, shape.m, shape.n, shape.k) < 1:
+        raise AccelError(f"GEMM extents must be positive, got G={shape.g} M={shape.m} "
+                         f"N={shape.n} K={shape.k}")
+    good, bad = _ladder(arch, in_type, fixed_a, fixed_b, 2 if double_buffer_default else 1)
+    rejected: list[tuple[PerfConfig, list[str]]] = [(c, list(r)) for c, r in bad]
+
+    valid: list[tuple[_Prepared, object]] = []
+    for prep in good:
+        too_big = grid_errors(arch, shape, prep.config)
+        if too_big:
+            rejected.append((prep.config, too_big))
+        else:
+            valid.append((prep, geometry(arch, shape, prep.config)))
+    if not valid:
+        why = rejected[0][1][0] if rejected else "no candidate"
+        raise AccelError(f"no valid perf config for {in_type} G={shape.g} M={shape.m} "
+                         f"N={shape.n} K={shape.k} on {arch.name} (e.g. {why})")
+
+    real = shape.m * shape.n
+    area = {id(p): lc.padded[0] * lc.padded[1] for p, lc in valid}
+    budget = PAD_LIMIT * real
+    if not any(a <= budget for a in area.values()):
+        budget = PAD_LIMIT * min(area.values())
+    admissible = []
+    for p, lc in valid:
+        if area[id(p)] > budget:
+            pm, pn, _ = lc.padded
+            limit = "25%" if budget == PAD_LIMIT * real else "25% over the least padding possible"
+            rejected.append((p.config, [f"padding: pads the {shape.m}x{shape.n} output to {pm}x{pn}, "
+                                        f"+{area[id(p)] / real - 1:.0%} area (limit {limit})"]))
+        else:
+            admissible.append((p, lc))
+
+    params = cost_model.params_for(arch)
+    units = params.units(arch)
+    unit_name = "WGPs" if params.cus_per_unit == 2 else "CUs"
+    if any(lc.grid_size >= units for _, lc in admissible):
+        kept = []
+        for p, lc in admissible:
+            if lc.grid_size < units:
+                rejected.append((p.config, [f"fill: {lc.grid_size} workgroups leave "
+                                            f"{units - lc.grid_size} of {units} {unit_name} idle "
+                                            f"while other tiles fill them all"]))
+            else:
+                kept.append((p, lc))
+        admissible = kept
+
+    scored = []
+    for p, _ in admissible:
+        us, breakdown = cost_model.estimate(arch, in_type, out_type, shape, p.config, p.instr,
+                                            p.lds, p.regs)
+        breakdown = {**breakdown, "lds_bytes": p.lds, "registers": p.regs}
+        key = (us, p.lds, p.regs, -p.config.mn_per_xdl, p.config.num_waves,
+               abs(p.config.kpack * ELEMENT_BYTES[in_type] - 16), str(p.config))
+        scored.append((key, Candidate(p.config, round(us, 6), breakdown)))
+    scored.sort(key=lambda kc: kc[0])
+    return Selection(arch=arch, in_type=in_type, out_type=out_type, shape=shape,
+                     ranked=[c for _, c in scored], rejected=rejected)
+

@@ -1,0 +1,151 @@
+"""Is a perf config legal for (arch, element type, GEMM shape)? And if not, why not.
+
+`check_config` returns one message per violated rule, each starting with the rule's
+name (`block-size:`, `mma-tile:`, ...), so a caller can both show it and test it.
+Codegen calls it to refuse configs it cannot build, and the selector only ever
+returns configs it accepts.
+
+The register estimate (`register_estimate`) is a model, not a count from a compiled
+kernel. Per lane, in 32-bit registers:
+  accumulators   mPerWave*nPerWave / wave size        (one f32/i32 per C element)
+  fragments      (mPerWave + nPerWave)/mnPerXdl * kPerBlock/instrK * ceil(a_len*bytes/4)
+                 (A and B operands of the whole k-tile for every MMA repeat of the
+                 wave: read from LDS between two barriers, as rocMLIR does. With it
+                 gfx1100 tops out at 128x128x32 and 64x64x64, seed 000's ladder)
+  copy staging   ceil((mPB + nPB) * kPB * bytes / 4 / block size)
+                 (the global->LDS copy of one k-tile held in registers between the
+                 global load and the LDS store)
+  addressing     ADDRESS_REGS (buffer offsets, loop counters, lane indices)
+"""
+
+from __future__ import annotations
+
+from accel.dialect.accel_layout import ceil_div
+from accel.dialect.ops import GemmShape
+from accel.dialect.perf_config import PerfConfig
+from accel.target.database import ArchInfo, MmaInstr
+
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "i8": 1, "f32": 4, "i32": 4, "f8E4M3FN": 1}
+
+# Registers for addresses, loop counters and lane indices; an allowance, not a count.
+ADDRESS_REGS = 16
+
+# The 4x4x4 MFMA (16 blocks in one instruction) has no codegen: only the 16x16 and
+# 32x32 shapes are offered on gfx942.
+UNSUPPORTED_MN_PER_XDL = (4,)
+
+# Each grid dimension counts work-items in a 32-bit field of the HSA dispatch packet.
+MAX_GRID_WORK_ITEMS = 2**32 - 1
+
+
+def usable_instructions(arch: ArchInfo, in_type: str) -> tuple[MmaInstr, ...]:
+    """The MMA instructions codegen can use for `in_type`, widest first."""
+    return tuple(i for i in arch.mma_for(in_type) if i.m not in UNSUPPORTED_MN_PER_XDL)
+
+
+def instruction_for(arch: ArchInfo, in_type: str, mn_per_xdl: int) -> MmaInstr | None:
+    for instr in usable_instructions(arch, in_type):
+        if instr.m == mn_per_xdl and instr.n == mn_per_xdl:
+            return instr
+    return None
+
+
+def k_base(instr: MmaInstr) -> int:
+    """Contiguous K elements one lane holds per instruction (LAYOUTS.md: the a_len run).
+
+    32x32x8 f16 -> 4, 16x16x16 f16 -> 4, i8 -> 8, f32 -> 1, gfx1100 WMMA -> 16,
+    gfx1201 WMMA -> 8.
+    """
+    return instr.a_len
+
+
+def lds_bytes(config: PerfConfig, in_type: str) -> int:
+    """LDS for the A and B tiles of one k-step, doubled when double-buffered."""
+    per = (config.m_per_block + config.n_per_block) * config.k_per_block * ELEMENT_BYTES[in_type]
+    return per * (2 if config.double_buffered else 1)
+
+
+def register_estimate(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type: str) -> int:
+    """Registers per lane (see the module docstring for the model)."""
+    eb = ELEMENT_BYTES[in_type]
+    acc = ceil_div(config.m_per_wave * config.n_per_wave, arch.wave_size)
+    repeats = (config.m_per_wave + config.n_per_wave) // instr.m
+    fragments = repeats * (config.k_per_block // instr.k) * ceil_div(instr.a_len * eb, 4)
+    block = config.block_size(arch.wave_size)
+    staging = ceil_div((config.m_per_block + config.n_per_block) * config.k_per_block * eb,
+                       4 * block)
+    return acc + fragments + staging + ADDRESS_REGS
+
+
+def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
+                 config: PerfConfig) -> list[str]:
+    """Every rule `config` breaks for this arch, element type and shape; [] = valid."""
+    errors: list[str] = []
+    if not arch.supports(in_type) or in_type not in ELEMENT_BYTES:
+        return [f"element-type: {in_type} has no MMA instruction on {arch.name}"]
+
+    c = config
+    split_ok = True
+    for dim, block, wave in (("m", c.m_per_block, c.m_per_wave), ("n", c.n_per_block, c.n_per_wave)):
+        if wave > block or block % wave:
+            errors.append(f"wave-split: {dim}PerWave {wave} does not divide {dim}PerBlock {block}")
+            split_ok = False
+    if split_ok:
+        threads = c.block_size(arch.wave_size)
+        if not arch.wave_size <= threads <= arch.max_threads_per_block:
+            errors.append(f"block-size: {c.num_waves} waves x {arch.wave_size} lanes = {threads} "
+                          f"threads, outside [{arch.wave_size}, {arch.max_threads_per_block}]")
+
+    instr = instruction_for(arch, in_type, c.mn_per_xdl)
+    if instr is None:
+        menu = sorted({i.m for i in usable_instructions(arch, in_type)})
+        note = " (the 4x4x4 MFMA is not supported by codegen)" if c.mn_per_xdl == 4 else ""
+        errors.append(f"mma-tile: mnPerXdl {c.mn_per_xdl} is not an {arch.mma_kind.upper()} tile "
+                      f"for {in_type} on {arch.name} (use {' or '.join(map(str, menu))}){note}")
+    else:
+        for dim, wave in (("m", c.m_per_wave), ("n", c.n_per_wave)):
+            if wave % instr.m:
+                errors.append(f"mma-tile: {dim}PerWave {wave} is not a multiple of the "
+                              f"{instr.shape} instruction's {instr.m}")
+        if c.k_per_block % instr.k:
+            errors.append(f"k-per-block: kPerBlock {c.k_per_block} (kpackPerBlock "
+                          f"{c.kpack_per_block} x kpack {c.kpack}) is not a multiple of the "
+                          f"{instr.shape} instruction's K {instr.k}")
+        kb = k_base(instr)
+        if c.kpack % kb and kb % c.kpack:
+            errors.append(f"kpack: kpack {c.kpack} and the {instr.shape} per-lane K run {kb} "
+                          f"must divide one another")
+
+    if c.split_k != 1:
+        errors.append(f"split-k: splitKFactor {c.split_k} is not supported (codegen has no "
+                      f"split-K yet; use 1)")
+
+    lds = lds_bytes(c, in_type)
+    if lds > arch.lds_bytes:
+        doubled = " (double-buffered)" if c.double_buffered else ""
+        errors.append(f"lds: A and B tiles need {lds} bytes{doubled}, more than the "
+                      f"{arch.lds_bytes} bytes of LDS")
+
+    if instr is not None and split_ok and not errors_mention(errors, "mma-tile"):
+        regs = register_estimate(arch, instr, c, in_type)
+        if regs > arch.vgprs_per_lane:
+            errors.append(f"registers: about {regs} registers per lane (accumulators, fragments, "
+                          f"copy staging), more than the {arch.vgprs_per_lane} available")
+
+    if split_ok:
+        errors.extend(grid_errors(arch, shape, c))
+    return errors
+
+
+def grid_errors(arch: ArchInfo, shape: GemmShape, config: PerfConfig) -> list[str]:
+    """The one shape-dependent rule: each grid dimension's work-items fit 32 bits."""
+    threads = config.block_size(arch.wave_size)
+    return [f"grid: {tiles} workgroups of {threads} threads along {axis} exceed the 2^32 "
+            f"work-item limit"
+            for axis, tiles in (("x", ceil_div(shape.n, config.n_per_block)),
+                                ("y", ceil_div(shape.m, config.m_per_block)), ("z", shape.g))
+            if tiles * threads > MAX_GRID_WORK_ITEMS]
+
+
+def errors_mention(errors: list[str], rule: str) -> bool:
+    return any(e.startswith(rule + ":") for e in errors)
