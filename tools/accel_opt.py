@@ -189,7 +189,8 @@ def process_chunk(text: str, name: str, steps: list[Step], args) -> tuple[str | 
 
     def after_each(step: Step, module: ir.Module) -> None:
         if args.mlir_print_ir_after_all:
-            sys.stderr.write(f"// -----// IR Dump After {step.NAME} //----- //\n"
+            # spec() adds the options to the name, so two runs of one pass are told apart.
+            sys.stderr.write(f"// -----// IR Dump After {step.spec()} //----- //\n"
                              f"{_print_module(module, args.mlir_print_op_generic)}\n")
         verify(module)
 
