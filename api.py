@@ -19,11 +19,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from accel.bindings import func, ir, new_context
+from accel.bindings import ir, new_context
 from accel.codegen.global_copy import ELEM_BITS
 from accel.codegen.kernel import GemmKernel
 from accel.dialect.accel_layout import AccelTile
-from accel.dialect.ops import ACCUMULATOR, GemmOp, collect_ops, memref_info, verify_module
+from accel.dialect.ops import ACCUMULATOR, GemmOp, GemmShape, collect_ops, verify_module
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.passes.gemm_to_gpu import lower_gemms
@@ -32,8 +32,8 @@ from accel.pipelines.kernel import binaries, check_arch, lowering
 from accel.pipelines.textual import run_pipeline
 from accel.target.database import get_arch
 from accel.target.toolchain import ensure_linker
+from accel.tuning.selection import select
 
-_MLIR_TYPES = {"f16": ir.F16Type, "bf16": ir.BF16Type, "f32": ir.F32Type}
 SELECT_PASS = "accel-affix-perf-config"
 
 
@@ -68,12 +68,17 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
 
     `trans_a`/`trans_b` store A as [G,K,M] / B as [G,N,K]; `a_layout`/`b_layout`
     "accel" store them tiled by the perf config (seed 001) instead. Without a perf
-    config one is selected (accel-affix-perf-config).
+    config one is selected (accel.tuning.selection).
     """
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
                             b_layout=b_layout, perf_config=perf_config, accumulate=accumulate)
-    return compile_module(text, arch, assembly=assembly)
+    try:
+        return compile_module(text, arch, assembly=assembly)
+    except AccelError as e:
+        # The module text is ours, not the caller's: a position in it means nothing.
+        e.location = None
+        raise
 
 
 def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
@@ -96,8 +101,10 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
     if perf_config is not None:
         config = (perf_config if isinstance(perf_config, PerfConfig)
                   else PerfConfig.parse(perf_config, info.mma_kind))
-    if "accel" in (a_layout, b_layout) and config is None:
-        raise AccelError("the accel layout is tiled by the perf config: give --perf-config")
+    if config is None:
+        if "accel" in (a_layout, b_layout):
+            raise AccelError("the accel layout is tiled by the perf config: give a perf config")
+        config = select(info, in_type, out_type, GemmShape(g, m, n, k)).best
 
     def shape(name, layout, d, d_per_block):
         if layout == "accel":

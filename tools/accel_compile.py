@@ -1,0 +1,105 @@
+"""accel-compile: GEMM -> AMDGPU code objects, assembly and JSON metadata.
+
+  accel-compile --arch gfx942 -m 128 -n 1280 -k 5120 -t f16 \\
+      --a-layout accel --b-layout accel --perf-config v3:32,32,8,16,16,8,1,2,2,1,1 -o out/
+  accel-compile input.mlir --arch gfx1100 -o out/     (every accel.gemm in the file)
+
+Writes `<symbol>.hsaco` and `<symbol>.s` per kernel and one `<name>.json` (name: the
+kernel symbol for a single GEMM, else the input file's stem; `--name` overrides) into
+the output directory. Everything is compiled before the first file is written, so an
+error leaves no output behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Sequence
+
+from accel.api import compile_gemm, compile_module
+from accel.diagnostics import AccelError
+from accel.target.database import ARCHES
+from accel.tools.cli_common import errors_in, read_input, run_cli, write_output_atomic
+
+PROG = "accel-compile"
+IN_TYPES = ("f16", "bf16", "i8", "f32")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_cli(_main, argv, prog=PROG)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p.add_argument("input", nargs="?", help="an .mlir file with accel.gemm ops ('-' = stdin); "
+                   "without it the GEMM is given by -m/-n/-k")
+    p.add_argument("--arch", choices=tuple(ARCHES), help="target chip (default: the input's)")
+    p.add_argument("-g", type=int, default=1, help="batch count G (default 1)")
+    p.add_argument("-m", type=int, help="rows of A and C")
+    p.add_argument("-n", type=int, help="columns of B and C")
+    p.add_argument("-k", type=int, help="reduction extent")
+    p.add_argument("-t", "--type", dest="in_type", choices=IN_TYPES, default="f16",
+                   help="element type of A and B (default f16)")
+    p.add_argument("--out-type", choices=("f16", "bf16", "f32", "i32"),
+                   help="element type of C (default: f16/bf16 as the input, i32 for i8, f32 for f32)")
+    p.add_argument("--trans-a", action="store_true", help="A is stored [G, K, M]")
+    p.add_argument("--trans-b", action="store_true", help="B is stored [G, N, K]")
+    p.add_argument("--a-layout", choices=("row", "accel"), default="row")
+    p.add_argument("--b-layout", choices=("row", "accel"), default="row")
+    p.add_argument("--perf-config", help="rocMLIR perf config string, v3:... or v4:...")
+    p.add_argument("--accumulate", action="store_true", help="C += A * B instead of C = A * B")
+    p.add_argument("--name", help="base name of the JSON file")
+    p.add_argument("-o", "--output-dir", default=".", help="directory for the outputs (default .)")
+    return p
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    if args.input is not None:
+        gemm_flags = [f for f, v in (("-m", args.m), ("-n", args.n), ("-k", args.k),
+                                     ("--perf-config", args.perf_config)) if v is not None]
+        if gemm_flags:
+            raise AccelError(f"{', '.join(gemm_flags)} cannot be combined with an input file")
+        text, display = read_input(args.input)
+        with errors_in(display):
+            result = compile_module(text, args.arch)
+        default_name = "stdin" if args.input == "-" else os.path.splitext(
+            os.path.basename(args.input))[0]
+    else:
+        missing = [f for f, v in (("--arch", args.arch), ("-m", args.m), ("-n", args.n),
+                                  ("-k", args.k)) if v is None]
+        if missing:
+            raise AccelError(f"give an input file, or {', '.join(missing)}")
+        result = compile_gemm(args.arch, g=args.g, m=args.m, n=args.n, k=args.k,
+                              in_type=args.in_type, out_type=args.out_type,
+                              trans_a=args.trans_a, trans_b=args.trans_b,
+                              a_layout=args.a_layout, b_layout=args.b_layout,
+                              perf_config=args.perf_config, accumulate=args.accumulate)
+        default_name = None
+    if default_name is None or len(result.kernels) == 1:
+        default_name = result.kernels[0].symbol
+    name = args.name or default_name
+
+    outputs: list[tuple[str, str | bytes]] = []
+    for k in result.kernels:
+        outputs.append((f"{k.symbol}.hsaco", k.code_object))
+        outputs.append((f"{k.symbol}.s", k.assembly))
+    outputs.append((f"{name}.json", json.dumps(result.metadata(), indent=2) + "\n"))
+    os.makedirs(args.output_dir, exist_ok=True)
+    written = []
+    try:
+        for fname, data in outputs:
+            path = os.path.join(args.output_dir, fname)
+            write_output_atomic(path, data)
+            written.append(path)
+    except BaseException:
+        # No partial set of outputs: remove what this run already wrote.
+        for path in written:
+            os.unlink(path)
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
