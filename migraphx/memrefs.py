@@ -1,0 +1,86 @@
+"""Small memref builders shared by the front ends: reshapes and elementwise loops.
+
+Both emit ops at the current insertion point and location.
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+from accel.bindings import ir, memref
+from accel.dialect.ops import memref_info
+
+
+def reshape(value: ir.Value, shape) -> ir.Value:
+    """`value` (an identity-layout memref) seen with another row-major `shape`.
+
+    One collapse_shape or expand_shape when the shapes nest; otherwise through rank 1
+    (collapse, then expand), which is valid for any reshape with the same element
+    count. No data moves.
+    """
+    cur, _ = memref_info(value)
+    shape = list(shape)
+    if cur == shape:
+        return value
+    elem_t = value.type.element_type
+    groups = _nesting(cur, shape)
+    if groups is not None:
+        return memref.CollapseShapeOp(ir.MemRefType.get(shape, elem_t), value, groups).result
+    groups = _nesting(shape, cur)
+    if groups is not None:
+        return memref.ExpandShapeOp(ir.MemRefType.get(shape, elem_t), value, groups, [],
+                                    shape).result
+    if len(cur) != 1:
+        flat_t = ir.MemRefType.get([prod(cur)], elem_t)
+        value = memref.CollapseShapeOp(flat_t, value, [list(range(len(cur)))]).result
+    if len(shape) != 1:
+        value = memref.ExpandShapeOp(ir.MemRefType.get(shape, elem_t), value,
+                                     [list(range(len(shape)))], [], shape).result
+    return value
+
+
+def _nesting(big, small) -> list[list[int]] | None:
+    """Reassociation grouping consecutive dims of `big` into those of `small`, or None."""
+    if len(big) < len(small) or not small:
+        return None
+    groups, i = [], 0
+    for s in small:
+        group, p = [], 1
+        while i < len(big) and (not group or p < s):
+            group.append(i)
+            p *= big[i]
+            i += 1
+        if p != s:
+            return None
+        groups.append(group)
+    while i < len(big) and big[i] == 1:
+        groups[-1].append(i)
+        i += 1
+    return groups if i == len(big) else None
+
+
+def alloc(shape, elem_t: ir.Type) -> ir.Value:
+    return memref.AllocOp(ir.MemRefType.get(list(shape), elem_t), [], []).result
+
+
+def generic(inputs: list[tuple[ir.Value, list[str]]], output: tuple[ir.Value, list[str]],
+            rank: int, body) -> None:
+    """An all-parallel `linalg.generic` over `rank` loops.
+
+    Each operand comes with the affine expressions (in d0..d{rank-1}) of its indices;
+    `body(args)` gets the block arguments (inputs then output) and returns the value
+    to yield.
+    """
+    dims = ", ".join(f"d{i}" for i in range(rank))
+    maps = [ir.Attribute.parse(f"affine_map<({dims}) -> ({', '.join(exprs)})>")
+            for _, exprs in inputs + [output]]
+    iters = ", ".join(["#linalg.iterator_type<parallel>"] * rank)
+    op = ir.Operation.create(
+        "linalg.generic", results=[], operands=[v for v, _ in inputs] + [output[0]],
+        attributes={"indexing_maps": ir.ArrayAttr.get(maps),
+                    "iterator_types": ir.Attribute.parse(f"[{iters}]"),
+                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(inputs), 1])},
+        regions=1)
+    block = op.regions[0].blocks.append(*[v.type.element_type for v, _ in inputs + [output]])
+    with ir.InsertionPoint(block):
+        ir.Operation.create("linalg.yield", operands=[body(list(block.arguments))])
