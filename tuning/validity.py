@@ -99,9 +99,10 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
     instr = instruction_for(arch, in_type, c.mn_per_xdl)
     if instr is None:
         menu = sorted({i.m for i in usable_instructions(arch, in_type)})
-        note = " (the 4x4x4 MFMA is not supported by codegen)" if c.mn_per_xdl == 4 else ""
-        errors.append(f"mma-tile: mnPerXdl {c.mn_per_xdl} is not an {arch.mma_kind.upper()} tile "
-                      f"for {in_type} on {arch.name} (use {' or '.join(map(str, menu))}){note}")
+        note = (" (the 4x4x4 MFMA is not supported by codegen)"
+                if arch.mma_kind == "mfma" and c.mn_per_xdl in UNSUPPORTED_MN_PER_XDL else "")
+        errors.append(f"mma-tile: mnPerXdl {c.mn_per_xdl} is not a usable {arch.mma_kind.upper()} "
+                      f"tile for {in_type} on {arch.name} (use {' or '.join(map(str, menu))}){note}")
     else:
         for dim, wave in (("m", c.m_per_wave), ("n", c.n_per_wave)):
             if wave % instr.m:

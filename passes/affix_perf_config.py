@@ -1,0 +1,72 @@
+"""accel-affix-perf-config: validate or choose each accel.gemm's perf config.
+
+A gemm that carries `perf_config` (or every gemm, when the `perf-config` option
+forces one) is checked against the arch's rules (accel.tuning.validity); a broken
+rule is an error at the op. A gemm without one gets the selector's choice
+(accel.tuning.selection). Either way the op then records block_size, grid_size and
+padded_m/n/k. An operand already in the accel layout fixes the tile's
+dPerBlock/kpackPerBlock/kpack, and the choice is made among agreeing configs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel.bindings import ir
+from accel.diagnostics import AccelError
+from accel.dialect.accel_layout import AccelTile
+from accel.dialect.ops import GemmOp, collect_ops, memref_info
+from accel.dialect.perf_config import PerfConfig
+from accel.passes.registry import AccelPass, option, register
+from accel.target.database import get_arch
+from accel.tuning.launch import geometry
+from accel.tuning.selection import select
+from accel.tuning.validity import check_config
+
+
+@register
+@dataclass(frozen=True)
+class AffixPerfConfig(AccelPass):
+    NAME = "accel-affix-perf-config"
+    SUMMARY = "Validate or choose each accel.gemm's perf config; record block, grid, padding"
+
+    cu_count: int = option(0, "CUs of the target part (0 = the arch's default part)")
+    perf_config: str = option("", "force this v3:/v4: perf config on every gemm")
+
+    def run(self, module: ir.Module) -> None:
+        if self.cu_count < 0:
+            raise AccelError(f"option 'cu-count' of '{self.NAME}' must be >= 0, "
+                             f"got {self.cu_count}")
+        for op in collect_ops(module, GemmOp.OP_NAME):
+            self._affix(GemmOp(op))
+
+    def _affix(self, gemm: GemmOp) -> None:
+        gemm.verify()
+        arch = get_arch(gemm.arch, self.cu_count or None)
+        if self.perf_config:
+            try:
+                forced = PerfConfig.parse(self.perf_config, arch.mma_kind)
+            except AccelError as e:
+                raise AccelError(e.message, gemm.location) from None
+            gemm.set_perf_config(forced)
+            gemm.verify()  # an accel-layout operand must agree with the forced tile
+        shape = gemm.shape()
+        config = gemm.perf_config
+        if config is not None:
+            errors = check_config(arch, gemm.in_type, shape, config)
+            if errors:
+                raise AccelError(f"invalid perf config '{gemm.perf_config_text}': "
+                                 + "; ".join(errors), gemm.location)
+        else:
+            fixed = {}
+            for name, value, layout in (("fixed_a", gemm.a, gemm.a_layout),
+                                        ("fixed_b", gemm.b, gemm.b_layout)):
+                if layout == "accel":
+                    fixed[name] = AccelTile.of_shape(memref_info(value)[0])
+            try:
+                config = select(arch, gemm.in_type, gemm.out_type, shape, **fixed).best
+            except AccelError as e:
+                raise AccelError(e.message, gemm.location) from None
+            gemm.set_perf_config(config)
+        launch = geometry(arch, shape, config)
+        gemm.set_launch(launch.block_size, launch.grid_size, launch.padded)

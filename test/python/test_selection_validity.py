@@ -1,0 +1,89 @@
+"""check_config: each rule fires on a config that breaks it and only then."""
+
+import pytest
+
+from accel.dialect.ops import GemmShape
+from accel.dialect.perf_config import PerfConfig
+from accel.target.database import get_arch
+from accel.tuning.validity import check_config, instruction_for, k_base, register_estimate
+
+SHAPE = GemmShape(1, 1024, 1024, 1024)
+# rocMLIR-style defaults that are valid on each arch.
+GOOD = {
+    "gfx942": PerfConfig(128, 128, 4, 64, 64, 32, 8),
+    "gfx1100": PerfConfig(64, 64, 4, 32, 32, 16, 16),
+    "gfx1201": PerfConfig(64, 64, 8, 32, 32, 16, 8),
+}
+
+
+def rules(arch_name, config, in_type="f16", shape=SHAPE):
+    return [e.split(":")[0] for e in check_config(get_arch(arch_name), in_type, shape, config)]
+
+
+@pytest.mark.parametrize("arch_name", sorted(GOOD))
+def test_good_configs_pass(arch_name):
+    assert rules(arch_name, GOOD[arch_name]) == []
+
+
+@pytest.mark.parametrize("arch_name,change,rule", [
+    ("gfx942", dict(m_per_wave=16, n_per_wave=16), "block-size"),        # 64 waves
+    ("gfx1100", dict(m_per_wave=48), "wave-split"),
+    ("gfx942", dict(mn_per_xdl=4), "mma-tile"),                           # 4x4x4 has no codegen
+    ("gfx1100", dict(mn_per_xdl=32), "mma-tile"),                         # WMMA is 16x16 only
+    ("gfx942", dict(m_per_block=48, m_per_wave=48), "mma-tile"),          # 48 % 32
+    ("gfx942", dict(kpack_per_block=1, kpack=4), "k-per-block"),          # kPB 4 < K 8
+    ("gfx1100", dict(kpack_per_block=1, kpack=8), "k-per-block"),         # kPB 8 < K 16
+    ("gfx942", dict(kpack=6, kpack_per_block=4), "kpack"),                # 6 vs k_base 4
+    ("gfx942", dict(split_k=2), "split-k"),
+    ("gfx942", dict(m_per_block=256, n_per_block=256, kpack_per_block=16,
+                    m_per_wave=128, n_per_wave=128), "lds"),              # 128 KiB
+    ("gfx1100", dict(m_per_block=128, n_per_block=128, m_per_wave=128,
+                     n_per_wave=128), "registers"),                       # 512 acc regs
+])
+def test_each_rule_fires(arch_name, change, rule):
+    got = rules(arch_name, GOOD[arch_name].replace(**change))
+    assert rule in got, got
+
+
+def test_kpack_rule_is_mutual_divisibility():
+    # gfx1100 WMMA runs 16 K per lane: kpack 8 and 32 are fine, 12 is not.
+    assert rules("gfx1100", GOOD["gfx1100"].replace(kpack=8, kpack_per_block=8)) == []
+    assert rules("gfx1100", GOOD["gfx1100"].replace(kpack=32, kpack_per_block=2)) == []
+    assert "kpack" in rules("gfx1100", GOOD["gfx1100"].replace(kpack=12, kpack_per_block=4))
+
+
+def test_k_base_per_instruction():
+    def kb(arch, t, mn):
+        return k_base(instruction_for(get_arch(arch), t, mn))
+    assert (kb("gfx942", "f16", 32), kb("gfx942", "f16", 16)) == (4, 4)
+    assert (kb("gfx942", "i8", 32), kb("gfx942", "i8", 16)) == (8, 8)
+    assert (kb("gfx942", "f32", 32), kb("gfx942", "f32", 16)) == (1, 1)
+    assert (kb("gfx1100", "f16", 16), kb("gfx1201", "bf16", 16)) == (16, 8)
+    assert instruction_for(get_arch("gfx942"), "f16", 4) is None
+
+
+def test_double_buffering_doubles_lds():
+    cfg = PerfConfig(256, 128, 8, 64, 64, 32, 8)   # (256+128)*64*2 = 48 KiB
+    assert rules("gfx942", cfg) == []
+    assert "lds" in rules("gfx942", cfg.replace(schedule_version=2))
+
+
+def test_register_estimate_terms():
+    arch = get_arch("gfx942")
+    cfg = GOOD["gfx942"]                               # 4 waves of 64x64, 32x32x8, kPB 32
+    instr = instruction_for(arch, "f16", 32)
+    acc = 64 * 64 // 64
+    fragments = (2 + 2) * (32 // 8) * 2                # repeats x k-steps x regs of 4 f16
+    staging = (128 + 128) * 32 * 2 // 4 // 256
+    assert register_estimate(arch, instr, cfg, "f16") == acc + fragments + staging + 16
+
+
+def test_unsupported_type_and_grid_limit():
+    assert rules("gfx1100", GOOD["gfx1100"], in_type="f32") == ["element-type"]
+    assert "grid" in rules("gfx942", GOOD["gfx942"], shape=GemmShape(1, 1, 2**32, 1))
+
+
+def test_messages_name_numbers():
+    msg = check_config(get_arch("gfx942"), "f16", SHAPE, GOOD["gfx942"].replace(split_k=4))[0]
+    assert msg == ("split-k: splitKFactor 4 is not supported (codegen has no split-K yet; "
+                   "use 1)")

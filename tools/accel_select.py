@@ -1,0 +1,72 @@
+"""accel-select: show how a perf config is chosen for one GEMM.
+
+  accel-select --arch gfx1100 -m 528 -n 528 -k 1024 -t f16 [-g G] [--out-type f32]
+               [--cu-count N] [--top 10] [--no-rejected] [--json]
+               [--check v4:...]
+
+Prints the ranked candidates with their estimated time and the terms behind it,
+then every rejected candidate with the rules it broke. `--check` instead validates
+one perf config and prints the rules it breaks (exit 1 if any).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from accel.diagnostics import AccelError
+from accel.dialect.ops import ACCUMULATOR, GemmShape
+from accel.dialect.perf_config import PerfConfig
+from accel.target.database import ARCHES, get_arch
+from accel.tools.cli_common import run_cli
+from accel.tuning.selection import select
+from accel.tuning.validity import check_config
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p.add_argument("--arch", required=True, choices=sorted(ARCHES))
+    p.add_argument("-g", type=int, default=1, help="batch count G")
+    p.add_argument("-m", type=int, required=True)
+    p.add_argument("-n", type=int, required=True)
+    p.add_argument("-k", type=int, required=True)
+    p.add_argument("-t", "--type", dest="in_type", default="f16", help="input element type")
+    p.add_argument("--out-type", help="output element type (default: the accumulator type)")
+    p.add_argument("--cu-count", type=int, help="CUs of the part (default: the arch's part)")
+    p.add_argument("--top", type=int, default=10, help="ranked candidates to show (0 = all)")
+    p.add_argument("--no-rejected", action="store_true", help="omit the rejected candidates")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--check", metavar="PERF_CONFIG", help="validate this perf config instead")
+    return p
+
+
+PROG = "accel-select"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_cli(_main, argv, prog=PROG)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    arch = get_arch(args.arch, args.cu_count)
+    shape = GemmShape(args.g, args.m, args.n, args.k)
+    out_type = args.out_type or ACCUMULATOR.get(args.in_type, "f32")
+    if args.check:
+        errors = check_config(arch, args.in_type, shape, PerfConfig.parse(args.check, arch.mma_kind))
+        for e in errors:
+            print(e)
+        if not errors:
+            print(f"{args.check}: valid")
+        return 1 if errors else 0
+    sel = select(arch, args.in_type, out_type, shape)
+    if args.json:
+        print(sel.to_json(top=args.top or None))
+    else:
+        print(sel.explain(top=args.top or None, show_rejected=not args.no_rejected))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""Measured facts the selector must reproduce, each with its source.
+
+All come from seed 000 (FlyDSL's RDNA3 WMMA GEMM): Radeon PRO W7900 = gfx1100 with
+96 CUs, bf16 in and out, CUDA-graph timed against a sweep of every tile of the
+ladder. A fact pins only what was measured: the tile's M and N extents, and kPerBlock
+or the padded N where the measurement names them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel.dialect.ops import GemmShape
+from accel.dialect.perf_config import PerfConfig
+from accel.tuning.launch import geometry
+from accel.target.database import ArchInfo
+
+
+@dataclass(frozen=True)
+class MeasuredFact:
+    arch: str
+    cu_count: int
+    in_type: str
+    out_type: str
+    shape: GemmShape
+    m_per_block: int
+    n_per_block: int | None      # None: not pinned by the measurement
+    k_per_block: int | None
+    padded_n: int | None
+    source: str
+
+    def mismatches(self, arch: ArchInfo, config: PerfConfig) -> list[str]:
+        """What in `config` disagrees with the measurement ([] = agrees)."""
+        out = []
+        if config.m_per_block != self.m_per_block:
+            out.append(f"mPerBlock {config.m_per_block}, measured best {self.m_per_block}")
+        if self.n_per_block is not None and config.n_per_block != self.n_per_block:
+            out.append(f"nPerBlock {config.n_per_block}, measured best {self.n_per_block}")
+        if self.k_per_block is not None and config.k_per_block != self.k_per_block:
+            out.append(f"kPerBlock {config.k_per_block}, measured best {self.k_per_block}")
+        if self.padded_n is not None:
+            pn = geometry(arch, self.shape, config).padded[1]
+            if pn != self.padded_n:
+                out.append(f"N padded to {pn}, measured best pads it to {self.padded_n}")
+        return out
+
+
+_W7900 = dict(arch="gfx1100", cu_count=96, in_type="bf16", out_type="bf16")
+
+MEASURED_TILES: tuple[MeasuredFact, ...] = (
+    MeasuredFact(**_W7900, shape=GemmShape(1, 48, 4096, 4096), m_per_block=16,
+                 n_per_block=None, k_per_block=None, padded_n=None,
+                 source="seed 000: 'That keeps M=48 on 16x16' (a 32- or 64-row tile pads "
+                        "M by 33%, over the 25% budget)"),
+    MeasuredFact(**_W7900, shape=GemmShape(1, 3402, 4096, 1024), m_per_block=128,
+                 n_per_block=128, k_per_block=None, padded_n=None,
+                 source="seed 000: 'lets M=3402 reach 128x128 for 1.6% waste'; "
+                        "3402x4096x1024 at 83.3 TF"),
+    MeasuredFact(**_W7900, shape=GemmShape(1, 528, 528, 1024), m_per_block=64,
+                 n_per_block=64, k_per_block=64, padded_n=576,
+                 source="seed 000: 528x528x1024 23.0 -> 16.8 us, padding N to 576 buys "
+                        "the 64-wide tile (64x64x64, 1.38x the narrow 32x16x64)"),
+    MeasuredFact(**_W7900, shape=GemmShape(1, 1536, 1536, 1024), m_per_block=128,
+                 n_per_block=128, k_per_block=32, padded_n=None,
+                 source="seed 000: 128x128x32 measured 1.26x faster than the 64x64x64 "
+                        "its picker chose"),
+    MeasuredFact(**_W7900, shape=GemmShape(1, 333, 4096, 1024), m_per_block=128,
+                 n_per_block=128, k_per_block=32, padded_n=None,
+                 source="seed 000: 128x128x32 measured 1.19x faster than the 64x64x64 "
+                        "its picker chose"),
+)
