@@ -105,7 +105,8 @@ class _Operand:
         if want in ("row", "transposed"):
             if self.layout != want:
                 raise AccelError(f"accel-layout cannot turn {self.name} from '{self.layout}' "
-                                 f"into '{want}' layout; it only converts into 'accel'")
+                                 f"into '{want}' layout; it only converts into 'accel'",
+                                 self.gemm.location)
             return
         if self.layout == "accel":
             return
