@@ -129,7 +129,7 @@ class OperandCopy:
         vt = vector_type(v, self.elem)
         val = self._buffer_load(em, idx, vt)
         base = em.add(lds_base, self.lds_offset(em, d_local, k_local))
-        if self.d_first or self.kpack == 1:
+        if self.d_first or self.kpack == 1 or v == 1:
             self._lds_store(em, val, lds, lds_type, base, vt)
         else:
             # D is contiguous in global memory but strided by kpack in LDS.

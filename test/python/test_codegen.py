@@ -16,11 +16,13 @@ import pytest
 from accel.bindings import func, ir, new_context
 from accel.codegen.kernel import build_kernel
 from accel.dialect.accel_layout import AccelTile, pack
-from accel.dialect.ops import GemmOp
+from accel.dialect.ops import GemmOp, GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.sim import run_kernel
+from accel.target.database import get_arch
+from accel.tuning.validity import check_config
 
 NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "i8": np.int8,
       "i32": np.int32}
@@ -101,6 +103,8 @@ def run_gemm(arch, in_t, out_t, g, m, n, k, a_layout="row", b_layout="row", cfg=
         ref = ref + c0.astype(np.float64)
         mag = mag + np.abs(c0.astype(np.float64))
     tol = (0.0 if in_t == "i8" else max(k, 1) * 2.0**-22 * mag) + OUT_EPS[out_t] * np.abs(ref)
+    if out_t == "f16":  # f16 subnormals have an absolute spacing of 2^-24
+        tol = tol + 2.0**-24
     return c_buf[:size].reshape(g, m, n).astype(np.float64), ref, tol
 
 
@@ -121,3 +125,133 @@ WMMA = "v4:32,32,4,16,16,16,8,1,1,2,0,0,1,1"
 @pytest.mark.parametrize("in_t,out_t", [("f16", "f32"), ("bf16", "bf16"), ("i8", "i32")])
 def test_small_gemm(arch, in_t, out_t):
     check(arch, in_t, out_t, 1, 48, 40, 64, cfg=config(MFMA_32 if arch == "gfx942" else WMMA))
+
+
+def wave_config(arch, in_type, m_pb, n_pb, kpack_pb, kpack, waves=4, mn=None, sched=1):
+    """A v4 config: up to `waves` waves, split between M and N as squarely as the MMA
+    tile (mn, default 16) allows."""
+    mn = mn or 16
+    while True:
+        splits = [(wm, waves // wm) for wm in (1, 2, 4, 8) if wm <= waves
+                  and m_pb // wm >= mn and n_pb // (waves // wm) >= mn]
+        if splits:
+            break
+        waves //= 2
+    wm, wn = min(splits, key=lambda s: abs((m_pb // s[0]) - (n_pb // s[1])))
+    return PerfConfig(m_per_block=m_pb, n_per_block=n_pb, kpack_per_block=kpack_pb,
+                      m_per_wave=m_pb // wm, n_per_wave=n_pb // wn, mn_per_xdl=mn, kpack=kpack,
+                      schedule_version=sched)
+
+
+LAYOUTS = ("row", "transposed", "accel")
+TYPES = (("f16", "f16"), ("bf16", "f32"), ("i8", "i32"))
+
+
+# ---- every arch x type x (A layout, B layout) ------------------------------------------
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("in_t,out_t", TYPES)
+@pytest.mark.parametrize("a_layout", LAYOUTS)
+@pytest.mark.parametrize("b_layout", LAYOUTS)
+def test_layouts(arch, in_t, out_t, a_layout, b_layout):
+    kpack = 8 if in_t != "i8" else 16
+    cfg = wave_config(arch, in_t, 32, 32, 4 if in_t != "i8" else 2, kpack,
+                      mn=32 if arch == "gfx942" and in_t == "f16" else 16)
+    check(arch, in_t, out_t, 2, 45, 37, 77, a_layout=a_layout, b_layout=b_layout, cfg=cfg)
+
+
+# ---- the shape grid: every M, N, K and G value at least once --------------------------
+SHAPES = [  # (g, m, n, k)
+    (1, 1, 1, 1), (3, 3, 64, 64), (1, 48, 77, 320), (3, 77, 64, 77), (1, 200, 77, 64),
+    (1, 3, 1001, 77), (3, 48, 1, 320), (1, 1, 1001, 1), (3, 200, 64, 1),
+]
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "g%d_m%d_n%d_k%d" % s)
+def test_shapes(arch, shape):
+    g, m, n, k = shape
+    i = SHAPES.index(shape) + ARCHES.index(arch)
+    in_t, out_t = TYPES[i % 3]
+    a_layout, b_layout = LAYOUTS[i % 3], LAYOUTS[(i // 3) % 3]
+    kpack = 8 if in_t != "i8" else 16
+    cfg = wave_config(arch, in_t, 64, 32, 4 if in_t != "i8" else 2, kpack,
+                      sched=1 + i % 2)
+    check(arch, in_t, out_t, g, m, n, k, a_layout=a_layout, b_layout=b_layout, cfg=cfg,
+          seed=i)
+
+
+# ---- every tile of the ladder, on a shape none of them divides --------------------------
+LADDER = (16, 32, 64, 128, 256)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("m_pb", LADDER)
+def test_tile_ladder(arch, m_pb):
+    """Tile m_pb x n_pb (n_pb rotated along the ladder, so every M and N size runs), the
+    deepest k-tile of 64/32/16 the arch's register budget takes."""
+    n_pb = LADDER[(LADDER.index(m_pb) + 2) % len(LADDER)]
+    mn = 32 if arch == "gfx942" and min(m_pb, n_pb) >= 32 else 16
+    info = get_arch(arch)
+    shape = GemmShape(1, 77, 83, 77)
+    for k_pb, waves in ((64, 4), (32, 4), (32, 8), (16, 8)):
+        cfg = wave_config(arch, "f16", m_pb, n_pb, k_pb // 8, 8, waves=waves, mn=mn,
+                          sched=2 if m_pb in (32, 128) else 1)
+        if not check_config(info, "f16", shape, cfg):
+            break
+    check(arch, "f16", "f32", 1, 77, 83, 77, a_layout="row", b_layout="transposed", cfg=cfg)
+
+
+# ---- gfx942 extras: f32 inputs, both MFMA sizes for every type ----------------------------
+@pytest.mark.parametrize("mn", (16, 32))
+@pytest.mark.parametrize("in_t,out_t,kpack", [("f32", "f32", 1), ("f32", "f32", 4),
+                                              ("f16", "bf16", 4), ("bf16", "f16", 2),
+                                              ("i8", "i32", 8)])
+def test_gfx942_instructions(mn, in_t, out_t, kpack):
+    cfg = wave_config("gfx942", in_t, 64, 64, 32 // kpack, kpack, mn=mn)
+    check("gfx942", in_t, out_t, 2, 70, 50, 45, a_layout="transposed", b_layout="row", cfg=cfg)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_accumulate(arch):
+    cfg = wave_config(arch, "f16", 32, 32, 4, 8)
+    check(arch, "f16", "f32", 2, 40, 33, 64, cfg=cfg, accumulate=True)
+    check(arch, "i8", "i32", 1, 17, 20, 30, cfg=wave_config(arch, "i8", 32, 32, 2, 16),
+          accumulate=True)
+
+
+@pytest.mark.parametrize("arch", ("gfx1100", "gfx1201"))
+def test_small_kpack_gathers_fragments(arch):
+    # kpack 2 < the WMMA per-lane K run: a fragment is gathered from several LDS rows.
+    cfg = wave_config(arch, "f16", 32, 32, 8, 2)
+    check(arch, "f16", "f16", 1, 30, 30, 40, a_layout="transposed", b_layout="accel", cfg=cfg)
+
+
+# ---- refusals ---------------------------------------------------------------------------
+def test_missing_perf_config_is_a_diagnostic():
+    ctx, module = gemm_module("gfx942", "f16", "f32", 1, 32, 32, 32, "row", "row",
+                              config(MFMA_32))
+    with ctx:
+        op = [o for o in module.body.operations[0].regions[0].blocks[0].operations][0]
+        del op.attributes["perf_config"]
+        with pytest.raises(AccelError, match="no perf_config"):
+            lower_gemms(module)
+
+
+def test_invalid_config_is_refused():
+    bad = PerfConfig.parse("v4:32,32,4,32,32,32,8,2,1,2,0,0,1,1")  # split-K 2
+    ctx, module = gemm_module("gfx942", "f16", "f32", 1, 32, 32, 32, "row", "row", bad)
+    with ctx, pytest.raises(AccelError, match="split"):
+        lower_gemms(module)
+
+
+def test_kernel_is_a_loop_not_an_unrolled_tile():
+    """A 256x256 tile stays loops: only the per-wave MMA repeats are unrolled."""
+    cfg = wave_config("gfx942", "f16", 256, 256, 4, 8, mn=32)
+    ctx, module = gemm_module("gfx942", "f16", "f16", 1, 4096, 4096, 4096, "row", "row", cfg)
+    with ctx:
+        (kernel,) = lower_gemms(module)
+    text = kernel.module_text()
+    reps_m, reps_n = kernel.reps
+    assert text.count("amdgpu.mfma") == reps_m * reps_n
+    assert text.count("scf.for") >= 3
+    assert len(text.splitlines()) < 4000
