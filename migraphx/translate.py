@@ -56,7 +56,7 @@ def _syntax_error(e: lark.exceptions.UnexpectedInput, text: str, filename: str) 
         last = text.rstrip().splitlines() or [""]
         return AccelError("unexpected end of input", (filename, len(last), len(last[-1]) + 1))
     tok = e.token
-    expected = sorted({TERMINAL_WORDS.get(t, repr(t.lower())) for t in (e.expected or ())})
+    expected = sorted({TERMINAL_WORDS.get(t, repr(t.lower())) for t in (getattr(e, "accepts", None) or e.expected or ())})
     shown = "end of input" if tok.type == "$END" else f"'{tok}'"
     msg = f"unexpected {shown}"
     if expected:

@@ -1,0 +1,40 @@
+// Malformed MIGraphX text gets file:line:col diagnostics from our parser.
+// RUN: not accel-opt --accel-from-migraphx --split-input-file %s 2>&1 | FileCheck %s
+
+func.func @missing_arrow(%a: !migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf16, 1x4> {
+// CHECK: syntax-errors.mlir:[[# @LINE + 1]]:86: error: unexpected '<4x4xf16, 1x4>'; expected ',' or '->' or 'to'
+  %0 = migraphx.transpose %a {permutation = [1, 0]} : !migraphx.shaped<4x4xf16, 4x1> <4x4xf16, 1x4>
+  return %0 : !migraphx.shaped<4x4xf16, 1x4>
+}
+
+// -----
+
+func.func @undefined(%a: !migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf16, 1x4> {
+// CHECK: syntax-errors.mlir:[[# @LINE + 1]]:27: error: use of undefined value '%b'
+  %0 = migraphx.transpose %b {permutation = [1, 0]} : <4x4xf16, 4x1> -> <4x4xf16, 1x4>
+  return %0 : !migraphx.shaped<4x4xf16, 1x4>
+}
+
+// -----
+
+func.func @bad_type(%a: !migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf16, 1x4> {
+// CHECK: syntax-errors.mlir:[[# @LINE + 1]]:55: error: MIGraphX shaped type '<4x4xf16, 4x1x1>' has 2 dimension(s) but 3 stride(s)
+  %0 = migraphx.transpose %a {permutation = [1, 0]} : <4x4xf16, 4x1x1> -> <4x4xf16, 1x4>
+  return %0 : !migraphx.shaped<4x4xf16, 1x4>
+}
+
+// -----
+
+func.func @use_type(%a: !migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf16, 1x4> {
+// CHECK: syntax-errors.mlir:[[# @LINE + 1]]:27: error: '%a' has type !migraphx.shaped<4x4xf16, 4x1> but is used as !migraphx.shaped<4x4xf32, 4x1>
+  %0 = migraphx.transpose %a {permutation = [1, 0]} : <4x4xf32, 4x1> -> <4x4xf16, 1x4>
+  return %0 : !migraphx.shaped<4x4xf16, 1x4>
+}
+
+// -----
+
+func.func @char(%a: !migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf16, 4x1> {
+// CHECK: syntax-errors.mlir:[[# @LINE + 1]]:8: error: unexpected character '?'
+  %0 = ? migraphx.relu %a : <4x4xf16, 4x1> -> <4x4xf16, 4x1>
+  return %0 : !migraphx.shaped<4x4xf16, 4x1>
+}
