@@ -182,7 +182,17 @@ def process_chunk(text: str, name: str, steps: list[Step], args) -> tuple[str | 
         produced.extend(dv.from_mlir_diagnostic(d, name))
         return True
 
+    def failed(e: ir.MLIRError) -> _ChunkFailed:
+        diags = [d for diag in e.error_diagnostics for d in dv.from_mlir_diagnostic(diag, name)]
+        return _ChunkFailed(diags or [dv.from_accel_error(mlir_error(e), name)])
+
     def verify(module: ir.Module) -> None:
+        # MLIR verifies after its own passes, not after our Python ones: do it here,
+        # then the accel ops, which MLIR cannot verify.
+        try:
+            module.operation.verify()
+        except ir.MLIRError as e:
+            raise failed(e) from None
         errors = module_errors(module)
         if errors:
             raise _ChunkFailed([dv.from_accel_error(e, name) for e in errors])
@@ -201,11 +211,9 @@ def process_chunk(text: str, name: str, steps: list[Step], args) -> tuple[str | 
             with errors_in(name):
                 source = _maybe_translate_migraphx(text, name, args.migraphx)
             try:
-                module = ir.Module.parse(source)
+                module = ir.Module.parse(source)  # verifies the upstream ops too
             except ir.MLIRError as e:
-                diags = [d for diag in e.error_diagnostics
-                         for d in dv.from_mlir_diagnostic(diag, name)]
-                raise _ChunkFailed(diags or [dv.from_accel_error(mlir_error(e), name)]) from None
+                raise failed(e) from None
             verify(module)
             run_steps(module, steps, after_each)
             return _print_module(module, args.mlir_print_op_generic), produced
@@ -237,6 +245,8 @@ def _main(argv: Sequence[str] | None) -> int:
     chunks = split_chunks(text) if args.split_input_file else [(0, text)]
     outputs, failed = [], False
     for first_line, chunk in chunks:
+        # Module.parse takes no line offset: blank lines in front put every location
+        # (parser errors, op locations, expected-* comments) at its line in the file.
         padded = "\n" * first_line + chunk
         result, produced = process_chunk(padded, name, steps, args)
         if args.verify_diagnostics:
