@@ -285,3 +285,24 @@ def test_bf16_constants_are_read_exactly(text):
         value = _dense_to_numpy(ir.Attribute.parse(text))
     want = [[1.5, -2.0], [0.25, 3.0]] if "[" in text else [[1.5, 1.5], [1.5, 1.5]]
     assert value.dtype == ml_dtypes.bfloat16 and np.array_equal(value.astype(np.float32), want)
+
+
+@pytest.mark.parametrize("c_shape,error", [
+    ("1x3x4x4x32x4", None),                               # M=77 -> 96, N=50 -> 64
+    ("1x2x4x4x32x4", "C accel layout holds M padded to 64"),
+    ("1x5x4x4x16x4", "disagrees with perf config"),
+])
+def test_gemm_verifier_accepts_c_in_accel_layout(c_shape, error):
+    text = (f'func.func @f(%a: memref<1x77x40xf16>, %b: memref<1x40x50xf16>, '
+            f'%c: memref<{c_shape}xf32>) {{\n"accel.gemm"(%a, %b, %c) {{arch = "gfx942", '
+            f'a_layout = "row", b_layout = "row", c_layout = "accel", perf_config = "{PC}"}} : '
+            f'(memref<1x77x40xf16>, memref<1x40x50xf16>, memref<{c_shape}xf32>) -> ()\nreturn\n}}')
+    with new_context():
+        module = ir.Module.parse(text)
+        gemm = GemmOp(collect_ops(module, "accel.gemm")[0])
+        if error is None:
+            gemm.verify()
+            assert (gemm.shape().m, gemm.shape().n) == (77, 50)
+        else:
+            with pytest.raises(AccelError, match=error):
+                gemm.verify()
