@@ -1,0 +1,105 @@
+"""accel.api.compile_gemm and accel-compile: real code objects, metadata, determinism."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import pytest
+
+from accel.api import compile_gemm
+from accel.diagnostics import AccelError
+from accel.tools.accel_compile import main as accel_compile
+from test_toolchain import EF_AMDGPU_MACH, EF_AMDGPU_MACH_MASK, EM_AMDGPU, elf_symbols
+
+SEED_001 = dict(m=128, n=1280, k=5120, in_type="f16", a_layout="accel", b_layout="accel",
+                perf_config="v3:32,32,8,16,16,8,1,2,2,1,1")
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx1201"])
+@pytest.mark.parametrize("case", [
+    SEED_001,
+    dict(g=3, m=77, n=1001, k=320, in_type="bf16", out_type="f32", trans_a=True),
+    dict(m=200, n=64, k=77, in_type="i8", trans_b=True),
+], ids=["seed001", "bf16_ta", "i8_tb"])
+def test_code_object_is_amdgpu_elf_with_its_symbol(arch, case):
+    result = compile_gemm(arch, **case)
+    (kernel,) = result.kernels
+    elf = kernel.code_object
+    assert elf[:4] == b"\x7fELF"
+    assert struct.unpack_from("<H", elf, 0x12)[0] == EM_AMDGPU
+    assert struct.unpack_from("<I", elf, 0x30)[0] & EF_AMDGPU_MACH_MASK == EF_AMDGPU_MACH[arch]
+    meta = kernel.metadata
+    assert meta["symbol"] in elf_symbols(elf)
+    assert f"{meta['symbol']}:" in kernel.assembly
+    assert meta["mma"] in kernel.assembly
+    assert meta["vgprs"] > 0
+    assert f".amdhsa_group_segment_fixed_size {meta['lds_bytes']}" in kernel.assembly
+    assert [a["name"] for a in meta["args"]] == ["A", "B", "C"]
+
+
+def test_seed001_metadata():
+    meta = compile_gemm("gfx942", **SEED_001).metadata()
+    (k,) = meta["kernels"]
+    assert meta["arch"] == "gfx942"
+    assert k["symbol"] == "accel_gemm_g1_m128_n1280_k5120_f16_f16_xx_gfx942"
+    assert k["grid"] == [40, 4, 1] and k["block"] == [256, 1, 1]
+    assert k["padded"] == {"m": 128, "n": 1280, "k": 5120}
+    assert k["args"][0] == {"name": "A", "kind": "global_buffer", "dtype": "f16",
+                            "shape": [1, 4, 80, 8, 32, 8], "layout": "accel",
+                            "bytes": 128 * 5120 * 2}
+    assert k["mma"] == "v_mfma_f32_16x16x16_f16"
+
+
+def test_same_input_gives_identical_output():
+    a = compile_gemm("gfx1100", m=48, n=77, k=64)
+    b = compile_gemm("gfx1100", m=48, n=77, k=64)
+    assert a.kernels[0].code_object == b.kernels[0].code_object
+    assert a.kernels[0].assembly == b.kernels[0].assembly
+    assert json.dumps(a.metadata()) == json.dumps(b.metadata())
+
+
+def test_unsupported_type_is_a_diagnostic():
+    with pytest.raises(AccelError, match="f32.* on gfx1100"):
+        compile_gemm("gfx1100", m=16, n=16, k=16, in_type="f32")
+
+
+def test_cli_writes_all_three_files(tmp_path):
+    rc = accel_compile(["--arch", "gfx1201", "-m", "64", "-n", "64", "-k", "64", "-t", "bf16",
+                        "-o", str(tmp_path)])
+    assert rc == 0
+    (js,) = tmp_path.glob("*.json")
+    meta = json.loads(js.read_text())
+    sym = meta["kernels"][0]["symbol"]
+    assert js.name == f"{sym}.json"
+    assert (tmp_path / f"{sym}.hsaco").read_bytes()[:4] == b"\x7fELF"
+    assert f"{sym}:" in (tmp_path / f"{sym}.s").read_text()
+
+
+def test_cli_error_leaves_no_output(tmp_path, capsys):
+    out = tmp_path / "out"
+    rc = accel_compile(["--arch", "gfx942", "-m", "64", "-n", "64", "-k", "64",
+                        "--perf-config", "v4:32,32,4,32,32,32,8,2,1,2,0,0,1,1", "-o", str(out)])
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert err.startswith("accel-compile: error:") and "split" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_cli_compiles_an_input_file(tmp_path):
+    src = tmp_path / "two.mlir"
+    src.write_text("""
+func.func @f(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>,
+             %d: memref<2x16x16xi8>, %e: memref<2x16x16xi8>, %f: memref<2x16x16xi32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "row", b_layout = "row", c_layout = "row", perf_config = "v4:32,32,4,32,32,32,8,1,1,2,0,0,1,1"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  "accel.gemm"(%d, %e, %f) {arch = "gfx942", a_layout = "row", b_layout = "transposed", c_layout = "row", perf_config = "v4:16,16,2,16,16,16,16,1,1,2,0,0,1,1"} : (memref<2x16x16xi8>, memref<2x16x16xi8>, memref<2x16x16xi32>) -> ()
+  return
+}
+""")
+    assert accel_compile([str(src), "-o", str(tmp_path)]) == 0
+    meta = json.loads((tmp_path / "two.json").read_text())
+    assert [k["mma"] for k in meta["kernels"]] == ["v_mfma_f32_32x32x8_f16",
+                                                  "v_mfma_i32_16x16x32_i8"]
+    for k in meta["kernels"]:
+        assert (tmp_path / k["code_object"]).exists()
