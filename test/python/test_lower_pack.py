@@ -1,7 +1,6 @@
 """accel-lower-pack: the kernels, simulated, agree elementwise with numpy pack/unpack,
 and they lower to AMDGPU code."""
 
-import itertools
 
 import ml_dtypes
 import numpy as np
