@@ -322,3 +322,29 @@ func.func @case35(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", block_size = "256"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
   return
 }
+// -----
+
+// C in the accel layout is 6-D.
+func.func @c_accel_rank(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{C in 'accel' layout must be rank 6, got rank 3}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", c_layout = "accel"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// C in the accel layout holds M padded to whole blocks: 3 blocks of 32 is too many for M=64.
+func.func @c_accel_m(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x3x2x8x32x4xf32>) {
+  // expected-error@+1 {{C accel layout holds M padded to 96, which does not match M=64 of the operands}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", c_layout = "accel"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x3x2x8x32x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// C in the accel layout is blocked as the perf config says (kpack 4 vs 8).
+func.func @c_accel_config(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x2x2x8x32x4xf32>) {
+  // expected-error@+1 {{C accel layout [1, 2, 2, 8, 32, 4] disagrees with perf config v4:32,32,8,16,16,16,8,1,2,2,0,0,1,1 (expects mPerBlock=32, kpackPerBlock=8, kpack=8)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", c_layout = "accel", perf_config = "v4:32,32,8,16,16,16,8,1,2,2,0,0,1,1"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>) -> ()
+  return
+}

@@ -33,6 +33,14 @@ func.func @gemm_f32_gfx942(%a: memref<1x16x4xf32>, %b: memref<1x4x16xf32>, %c: m
   return
 }
 
+// C in the accel layout [G, M/mPB, N/kPB, kpackPB, mPB, kpack]: M=64, N=48 in blocks of 32.
+// CHECK-LABEL: func.func @gemm_c_accel
+// CHECK: "accel.gemm"(%arg0, %arg1, %arg2) {arch = "gfx942", c_layout = "accel"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>) -> ()
+func.func @gemm_c_accel(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x2x2x8x32x4xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", c_layout = "accel"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>) -> ()
+  return
+}
+
 // A 1x128x5120 operand in seed 001's blocking (mPerBlock 32, kpackPerBlock 8, kpack 8).
 // CHECK-LABEL: func.func @pack_unpack
 // CHECK: "accel.pack"(%arg0, %arg1) {transposed = false} : (memref<1x128x5120xf16>, memref<1x4x80x8x32x8xf16>) -> ()
