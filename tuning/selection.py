@@ -124,6 +124,7 @@ class _Prepared:
     instr: MmaInstr
     lds: int
     regs: int
+    text: str   # str(config), the last tie-breaker; formatted once
 
 
 @functools.lru_cache(maxsize=64)
@@ -166,7 +167,8 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
                             bad.append((cfg, tuple(errors)))
                         else:
                             good.append(_Prepared(cfg, instr, lds_bytes(cfg, in_type),
-                                                  register_estimate(arch, instr, cfg, in_type)))
+                                                  register_estimate(arch, instr, cfg, in_type),
+                                                  str(cfg)))
     return tuple(good), tuple(bad)
 
 
@@ -234,7 +236,7 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
                                             p.lds, p.regs)
         breakdown = {**breakdown, "lds_bytes": p.lds, "registers": p.regs}
         key = (us, p.lds, p.regs, -p.config.mn_per_xdl, p.config.num_waves,
-               abs(p.config.kpack * ELEMENT_BYTES[in_type] - 16), str(p.config))
+               abs(p.config.kpack * ELEMENT_BYTES[in_type] - 16), p.text)
         scored.append((key, Candidate(p.config, round(us, 6), breakdown)))
     scored.sort(key=lambda kc: kc[0])
     return Selection(arch=arch, in_type=in_type, out_type=out_type, shape=shape,
