@@ -52,13 +52,16 @@ def _syntax_error(e: lark.exceptions.UnexpectedInput, text: str, filename: str) 
     line, col = max(e.line, 1), max(e.column, 1)
     if isinstance(e, lark.exceptions.UnexpectedCharacters):
         return AccelError(f"unexpected character '{text[e.pos_in_stream]}'", (filename, line, col))
-    if isinstance(e, lark.exceptions.UnexpectedEOF):
+    tok = getattr(e, "token", None)
+    if isinstance(e, lark.exceptions.UnexpectedEOF) or tok.type == "$END":
+        # lark places the end token oddly; point just past the last character instead.
         last = text.rstrip().splitlines() or [""]
-        return AccelError("unexpected end of input", (filename, len(last), len(last[-1]) + 1))
-    tok = e.token
-    expected = sorted({TERMINAL_WORDS.get(t, repr(t.lower())) for t in (getattr(e, "accepts", None) or e.expected or ())})
-    shown = "end of input" if tok.type == "$END" else f"'{tok}'"
-    msg = f"unexpected {shown}"
+        line, col = len(last), len(last[-1]) + 1
+        msg = "unexpected end of input"
+    else:
+        msg = f"unexpected '{tok}'"
+    expected = sorted({TERMINAL_WORDS.get(t, repr(t.lower()))
+                       for t in (getattr(e, "accepts", None) or getattr(e, "expected", None) or ())})
     if expected:
         msg += f"; expected {' or '.join(expected)}"
     return AccelError(msg, (filename, line, col))
