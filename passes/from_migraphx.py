@@ -169,7 +169,7 @@ class _FuncLowering:
             with ret.location:
                 for r, value in enumerate(ret.operands):
                     if r not in self.written:
-                        self._copy_to_out(self.values[value], r)
+                        self._copy_to_out(self.values[value], r, ret.location)
                 func.ReturnOp([])
         self.old.erase()
 
@@ -450,10 +450,11 @@ class _FuncLowering:
         memrefs.generic([self._indexing(t)], self._indexing(out), len(shape), lambda a: a[0])
         return out
 
-    def _copy_to_out(self, t: _Tensor, r: int) -> None:
+    def _copy_to_out(self, t: _Tensor, r: int, loc) -> None:
         out, view, st = self.outs[r]
         if t.st.elem != st.elem or t.view.shape != tuple(st.dims):
-            raise AccelError(f"returned value of type {t.st} does not match result type {st}")
+            raise AccelError(f"returned value of type {t.st} does not match result type {st}",
+                             loc)
         exprs = view.index_exprs(memref_info(out)[0])
         memrefs.generic([self._indexing(t)], (out, exprs), len(st.dims), lambda a: a[0])
 
