@@ -1,10 +1,14 @@
 """The kernel pipeline: `accel.gemm` -> Kernel IR -> ROCDL -> `gpu.binary`, built in one place.
 
-  accel-kernel-pipeline{arch=gfx942 format=bin}
+  accel-kernel-pipeline{arch=gfx942 format=bin cu-count=0}
 
-expands to `accel-gemm-to-gpu` followed by the upstream lowering in `lowering()`.
-Selection of the perf config (accel-affix-perf-config) and the accel layout rewrite run
-before it; the kernel pipeline lowers what they decided.
+expands to
+
+  accel-affix-perf-config{cu-count=..}   validate the given perf config or choose one
+  accel-layout                           fold accel-layout chains, pack constant weights
+  accel-lower-pack                       runtime accel.pack/unpack -> copy kernels
+  accel-gemm-to-gpu                      accel.gemm -> MFMA/WMMA kernel + launch
+  <lowering(arch, format)>               upstream: ROCDL, LLVM, serialization
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from accel.bindings import gpu, ir
 from accel.dialect.ops import GemmOp, collect_ops
 from accel.diagnostics import AccelError
 from accel.passes.gemm_to_gpu import lower_gemms
-from accel.passes.registry import AccelPass, option, register
+from accel.passes.registry import AccelPass, load_all, option, register
 from accel.pipelines.textual import run_pipeline
 from accel.target.database import ARCHES
 from accel.target.toolchain import ensure_linker
@@ -72,11 +76,23 @@ def lower_to_binaries(module: ir.Module, arch: str, fmt: str = "bin") -> None:
 @dataclass(frozen=True)
 class KernelPipeline(AccelPass):
     NAME = "accel-kernel-pipeline"
-    SUMMARY = "accel.gemm to gpu.binary: accel-gemm-to-gpu, then ROCDL lowering and serialization"
+    SUMMARY = ("accel.gemm to gpu.binary: affix perf config, accel layout, pack kernels, "
+               "accel-gemm-to-gpu, then ROCDL lowering and serialization")
     arch: str = option("gfx942", "target chip", choices=tuple(ARCHES))
     format: str = option("bin", "bin: ELF code object; isa: assembly text", choices=FORMATS)
+    cu_count: int = option(0, "CUs of the target part, for perf-config selection (0 = default)")
 
     def run(self, module: ir.Module) -> None:
         check_arch(module, self.arch)
+        for step in front_passes(self.cu_count):
+            step.run(module)
         lower_gemms(module)
         lower_to_binaries(module, self.arch, self.format)
+
+
+def front_passes(cu_count: int = 0) -> list[AccelPass]:
+    """The accel passes that prepare gemms for accel-gemm-to-gpu, in order."""
+    passes = load_all()
+    return [passes["accel-affix-perf-config"](cu_count=cu_count),
+            passes["accel-layout"](),
+            passes["accel-lower-pack"]()]

@@ -13,7 +13,7 @@ from typing import Callable, Union
 
 from accel.bindings import ir, passmanager
 from accel.diagnostics import AccelError
-from accel.passes.registry import AccelPass, load_all
+from accel.passes.registry import AccelPass
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,8 @@ def parse_pass_element(element: str) -> tuple[str, dict[str, str]]:
 
 
 def parse_pipeline(text: str) -> list[Step]:
-    passes = load_all()
+    from accel.pipelines import registered_passes  # lazy: kernel.py imports this module
+    passes = registered_passes()
     text = text.strip()
     for wrapper in ("builtin.module(", "any("):
         if text.startswith(wrapper) and text.endswith(")"):

@@ -20,7 +20,8 @@ from typing import Sequence
 from accel.bindings import ir, new_context, passmanager
 from accel.diagnostics import AccelError
 from accel.dialect.ops import module_errors
-from accel.passes.registry import AccelPass, load_all
+from accel.passes.registry import AccelPass
+from accel.pipelines import registered_passes
 from accel.pipelines.textual import (
     Step, UpstreamSegment, parse_pass_element, parse_pipeline, run_steps, split_top_level,
 )
@@ -225,7 +226,7 @@ def process_chunk(text: str, name: str, steps: list[Step], args) -> tuple[str | 
 
 # ---- driver -----------------------------------------------------------------------
 def _main(argv: Sequence[str] | None) -> int:
-    passes = load_all()
+    passes = registered_passes()
     flags, rest = _pass_flags(list(sys.argv[1:] if argv is None else argv), passes)
     args = _arg_parser(passes).parse_args(rest)
     if args.list_passes:
