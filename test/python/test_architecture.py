@@ -1,0 +1,75 @@
+"""The layering rules of DESIGN.md, checked on the import graph.
+
+The simulator is the only eye on correctness, so it must not share code with the
+compiler it checks; and only bindings.py may import the MLIR bindings.
+"""
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+import accel
+
+ROOT = pathlib.Path(accel.__file__).parent
+SOURCES = [p for p in ROOT.rglob("*.py")
+           if not any(part in (".venv", "test", "build") for part in p.relative_to(ROOT).parts)]
+
+
+def imported_modules(path: pathlib.Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_only_bindings_module_imports_mlir():
+    offenders = [str(p.relative_to(ROOT)) for p in SOURCES
+                 if p.name != "bindings.py"
+                 and any(m.startswith(("flydsl", "mlir")) for m in imported_modules(p))]
+    assert offenders == []
+
+
+def test_simulator_imports_no_compiler_module():
+    compiler = ("accel.passes", "accel.pipelines", "accel.codegen", "accel.tuning", "accel.api")
+    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "sim").rglob("*.py")
+                 if any(m.startswith(compiler) for m in imported_modules(p))]
+    assert offenders == []
+    # And loading it does not pull the compiler in through a package __init__.
+    probe = ("import sys, accel.sim; "
+             f"print([m for m in sys.modules if m.startswith({compiler!r})])")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_nothing_below_tools_prints_or_exits():
+    offenders = []
+    for p in SOURCES:
+        rel = p.relative_to(ROOT)
+        if rel.parts[0] in ("tools", "benchmarks"):
+            continue
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("print", "exit", "quit"):
+                offenders.append(f"{rel}:{node.lineno}")
+            if isinstance(node, ast.Attribute) and node.attr == "exit" \
+                    and isinstance(node.value, ast.Name) and node.value.id == "sys":
+                offenders.append(f"{rel}:{node.lineno}")
+    assert offenders == []
+
+
+def test_library_exports():
+    tile = accel.AccelTile(d_per_block=16, kpack_per_block=2, kpack=4)
+    x = np.arange(2 * 19 * 13, dtype=np.float32).reshape(2, 19, 13)
+    packed = accel.pack(x, tile)
+    assert packed.shape == (2, 2, 2, 2, 16, 4)
+    assert np.array_equal(accel.unpack(packed, 19, 13), x)
+    assert str(accel.PerfConfig.parse("v4:64,64,8,32,32,16,4,2,3,2,0,0,1,1")) == \
+        "v4:64,64,8,32,32,16,4,2,3,2,0,0,1,1"
+    result = accel.compile_gemm("gfx1100", m=16, n=16, k=16, assembly=False)
+    assert result.kernels[0].code_object[:4] == b"\x7fELF"
