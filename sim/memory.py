@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from accel.diagnostics import AccelError
-from accel.sim.types import MemRefInfo
+from accel.sim.types import MemRefInfo, is_float
 
 
 class Buffer:
@@ -26,6 +26,16 @@ class Buffer:
         self.region = region          # elements per workgroup (LDS) or data.size (global)
         self.tracker = tracker        # lds.LdsTracker for a workgroup buffer, else None
         self.byte_base = byte_base    # LDS byte address of the buffer within a workgroup
+
+
+def poison(n: int, dtype) -> np.ndarray:
+    """Uninitialised memory (LDS, host allocations): NaN for floats, 0xA5 bytes for
+    integers, so code reading memory nobody wrote gets visibly wrong results."""
+    if is_float(np.dtype(dtype)):
+        return np.full(n, np.nan, dtype=dtype)
+    data = np.empty(n, dtype=dtype)
+    data.view(np.uint8).fill(0xA5)
+    return data
 
 
 class View:

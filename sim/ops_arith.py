@@ -312,18 +312,22 @@ def _dense_from_text(text: str, dtype: np.dtype, shape, location):
     return flat.reshape(shape)
 
 
+def dense_elements(attr, dtype: np.dtype, shape, location) -> np.ndarray:
+    """The elements of a DenseElementsAttr as a numpy array of `dtype` and `shape`
+    (also the initial value of a memref.global on the host)."""
+    if attr.is_splat:
+        return np.full(shape, _scalar_attr(attr.get_splat_value(), dtype), dtype=dtype)
+    try:
+        return np.array(attr).astype(dtype).reshape(shape)
+    except (TypeError, ValueError, RuntimeError):
+        return _dense_from_text(str(attr), dtype, shape, location)
+
+
 def constant_value(attr, t, location) -> np.ndarray:
     """The per-thread value of a constant: shape (1, *vector shape)."""
     vt = value_type(t, location)
     if isinstance(attr, ir.DenseElementsAttr):
-        if attr.is_splat:
-            val = _scalar_attr(attr.get_splat_value(), vt.dtype)
-            arr = np.full(vt.shape, val, dtype=vt.dtype)
-        else:
-            try:
-                arr = np.array(attr).astype(vt.dtype).reshape(vt.shape)
-            except (TypeError, ValueError, RuntimeError):
-                arr = _dense_from_text(str(attr), vt.dtype, vt.shape, location)
+        arr = dense_elements(attr, vt.dtype, vt.shape, location)
     else:
         arr = np.array(_scalar_attr(attr, vt.dtype), dtype=vt.dtype)
     return arr.reshape((1,) + vt.shape)

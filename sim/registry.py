@@ -8,12 +8,22 @@ Kernel IR subset. A closure takes the thread-batch `State` and returns nothing.
 from __future__ import annotations
 
 OPS: dict = {}
+# Ops only the host interpreter (accel.sim.host) runs: launches, allocations, globals.
+HOST_OPS: dict = {}
 
 
-def op(*names: str):
+def _registrar(table: dict, names):
     def register(fn):
         for name in names:
-            OPS[name] = fn
+            table[name] = fn
         return fn
 
     return register
+
+
+def op(*names: str):
+    return _registrar(OPS, names)
+
+
+def host_op(*names: str):
+    return _registrar(HOST_OPS, names)

@@ -17,8 +17,8 @@ from accel.diagnostics import AccelError
 from accel.sim.arch import sim_arch
 from accel.sim.interp import Compiler, State
 from accel.sim.lds import LdsTracker
-from accel.sim.memory import Buffer, View
-from accel.sim.types import is_float, memref_info, value_type
+from accel.sim.memory import Buffer, View, poison
+from accel.sim.types import memref_info, value_type
 
 # Threads simulated at once; ~16 workgroups of 256 threads keep values in cache-sized
 # arrays while amortising the per-op Python overhead.
@@ -156,16 +156,6 @@ def _global_buffers(kernel, args):
     return values
 
 
-def _poison(n, dtype):
-    """Uninitialised LDS: NaN for floats, 0xA5 bytes for integers, so a kernel reading
-    LDS it never wrote gets visibly wrong results."""
-    if is_float(dtype):
-        return np.full(n, np.nan, dtype=dtype)
-    data = np.empty(n, dtype=dtype)
-    data.view(np.uint8).fill(0xA5)
-    return data
-
-
 def run_compiled(kernel: CompiledKernel, grid, block, args, arch_name="gfx942",
                  strict_races=True) -> SimReport:
     arch = sim_arch(arch_name)
@@ -194,7 +184,7 @@ def run_compiled(kernel: CompiledKernel, grid, block, args, arch_name="gfx942",
             for (slot, info, name), base in zip(kernel.lds, bases):
                 n = info.extent
                 tracker = LdsTracker(st.W * n, n, name, kernel.ops, report, strict_races)
-                buf = Buffer(_poison(st.W * n, info.dtype), name, n, tracker, base)
+                buf = Buffer(poison(st.W * n, info.dtype), name, n, tracker, base)
                 start_elem = st.wg * n
                 view = View(buf, start_elem, start_elem + (info.offset or 0), info)
                 st.lds.append(view)
