@@ -255,3 +255,14 @@ def test_kernel_is_a_loop_not_an_unrolled_tile():
     assert text.count("amdgpu.mfma") == reps_m * reps_n
     assert text.count("scf.for") >= 3
     assert len(text.splitlines()) < 4000
+
+
+def test_k_tile_loop_stays_a_loop_in_the_isa():
+    """LLVM would unroll all 16 k-tiles (128 MFMAs); the k-tile loop keeps its back edge
+    while the 8 k-steps inside one k-tile are unrolled."""
+    from accel.api import compile_gemm
+    r = compile_gemm("gfx942", m=64, n=64, k=1024, trans_b=True,
+                     perf_config="v4:64,64,8,32,32,32,8,1,1,2,0,0,1,1")
+    asm = r.kernels[0].assembly
+    assert asm.count("v_mfma_f32_32x32x8") == 8
+    assert "s_cbranch" in asm
