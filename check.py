@@ -2,7 +2,9 @@
 
 One reference and one error bound shared by the tests, `accel-run gemm` and the main
 job, so "correct" means the same everywhere. DESIGN.md "Correctness": compare every
-element, never a global metric.
+element, never a global metric. `check_gemm` compiles one GEMM through the pass
+pipeline, runs the host function (pack kernels and the GEMM) in the simulator and
+compares C.
 
 The bound for one element C[g, i, j]:
   * i8 -> i32: exact (integer accumulation does not round).
@@ -20,6 +22,17 @@ from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
+
+from accel.api import default_out_type, gemm_module_text
+from accel.bindings import ir, new_context
+from accel.dialect.accel_layout import AccelTile, pack
+from accel.passes.gemm_to_gpu import lower_gemms
+from accel.pipelines.textual import run_pipeline
+from accel.sim import Launch, run_host
+
+# The passes between a plain accel.gemm and its host function; accel-gemm-to-gpu runs
+# through `lower_gemms` (its body), which also returns the kernels' facts.
+GEMM_PIPELINE = "accel-affix-perf-config, accel-layout, accel-lower-pack"
 
 NP_TYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32,
             "i8": np.int8, "i32": np.int32}
@@ -86,3 +99,58 @@ def compare(got: np.ndarray, ref: np.ndarray, tol) -> Comparison:
     else:
         max_err, bound = 0.0, 0.0
     return Comparison(max_err, bound, nbad, int(err.size), first)
+
+
+@dataclass(frozen=True)
+class GemmCheck:
+    """One compiled and simulated GEMM: the kernel's facts and the comparison."""
+    perf_config: str
+    tile: tuple[int, int, int]        # m, n, k per block
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    lds_bytes: int
+    mma: str                          # instruction mnemonic
+    launches: tuple[Launch, ...]      # every kernel the host function ran, in order
+    comparison: Comparison
+    got: np.ndarray
+    ref: np.ndarray
+    bound: np.ndarray
+    seconds: float                    # simulation time of the host function
+
+
+def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = "f16",
+               out_type: str | None = None, trans_a: bool = False, trans_b: bool = False,
+               a_layout: str = "row", b_layout: str = "row", perf_config=None,
+               seed: int = 0) -> GemmCheck:
+    """Compile C[g,m,n] = A * B for `arch`, simulate it on random inputs and compare
+    every element of C with the float64 product."""
+    out_type = out_type or default_out_type(in_type)
+    text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
+                            trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
+                            b_layout=b_layout, perf_config=perf_config, accumulate=False)
+    with new_context():
+        module = ir.Module.parse(text)
+        run_pipeline(module, GEMM_PIPELINE)
+        (kernel,) = lower_gemms(module)
+        cfg = kernel.config
+        rng = np.random.default_rng(seed)
+        a = random_operand(rng, in_type, (g, m, k))
+        b = random_operand(rng, in_type, (g, k, n))
+        if a_layout == "accel":
+            a_arg = pack(a, AccelTile(cfg.m_per_block, cfg.kpack_per_block, cfg.kpack))
+        else:
+            a_arg = np.ascontiguousarray(a.transpose(0, 2, 1)) if trans_a else a
+        if b_layout == "accel":
+            b_arg = pack(b, AccelTile(cfg.n_per_block, cfg.kpack_per_block, cfg.kpack),
+                         transposed=True)
+        else:
+            b_arg = np.ascontiguousarray(b.transpose(0, 2, 1)) if trans_b else b
+        # C starts as NaN (a sentinel for integers): an element never written is wrong.
+        c = np.full((g, m, n), np.nan if out_type != "i32" else -123456789,
+                    dtype=NP_TYPES[out_type])
+        report = run_host(module, "gemm", [a_arg, b_arg, c], arch=arch)
+    ref, tol = reference(a, b, in_type, out_type)
+    return GemmCheck(str(cfg), (cfg.m_per_block, cfg.n_per_block, cfg.k_per_block),
+                     tuple(kernel.grid), (kernel.block_size, 1, 1), kernel.lds_bytes,
+                     kernel.mma.instr.mnemonic, tuple(report.launches), compare(c, ref, tol),
+                     c.astype(np.float64), ref, tol, report.seconds)

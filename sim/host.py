@@ -54,6 +54,16 @@ class HostReport:
         return [r for launch in self.launches for r in launch.report.races]
 
 
+def find_symbol(module: ir.Module, name: str, kind: str = "func.func", location=None):
+    """The top-level op `kind` (func.func, memref.global) named `name`."""
+    for top in module.body.operations:
+        top = top.operation
+        if (top.name == kind and "sym_name" in top.attributes
+                and ir.StringAttr(top.attributes["sym_name"]).value == name):
+            return top
+    raise AccelError(f"simulator: no {kind} @{name} in the module", location=location)
+
+
 class Runtime:
     """What one run_host call shares across functions: the module, compiled kernels and
     functions, global buffers, live allocations and the report."""
@@ -72,12 +82,7 @@ class Runtime:
         self.scratch = SimReport()    # host ops touch no LDS; State wants a report
 
     def symbol(self, name: str, kind: str, location):
-        for top in self.module.body.operations:
-            top = top.operation
-            if (top.name == kind and "sym_name" in top.attributes
-                    and ir.StringAttr(top.attributes["sym_name"]).value == name):
-                return top
-        raise AccelError(f"simulator: no {kind} @{name} in the module", location=location)
+        return find_symbol(self.module, name, kind, location)
 
     def kernel(self, name: str, location):
         if name not in self.kernels:

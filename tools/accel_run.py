@@ -3,11 +3,17 @@
     accel-run kernel FILE.mlir --kernel NAME --grid X,Y,Z --block X,Y,Z [--arch gfx942]
               [--seed N] [--scalar V ...] [--allow-races]
     accel-run FILE.mlir ...            (same as `accel-run kernel FILE.mlir ...`)
+    accel-run host FILE.mlir --func NAME [--arch A] [--seed N] [--allow-races]
+    accel-run gemm --arch A -g G -m M -n N -k K -t f16|bf16|i8|f32 [--out-type T]
+              [--trans-a] [--trans-b] [--a-layout row|accel] [--b-layout row|accel]
+              [--perf-config S] [--seed N]
 
 `kernel` fills each memref argument with random values (shapes from the argument
 types), runs the kernel, and prints what it wrote and the LDS race / bank-conflict
-report. Subcommands live in COMMANDS, so a `gemm` mode (compile, simulate, compare
-with numpy) is one more entry.
+report. `host` does the same for a host function (after the accel passes, before
+gpu-to-llvm): its launches run in the simulator. `gemm` compiles a GEMM through the
+pass pipeline, simulates it and compares C elementwise with a float64 numpy product
+(accel.check); it exits 1 when an element is outside its bound.
 """
 
 from __future__ import annotations
@@ -17,10 +23,13 @@ import sys
 
 import numpy as np
 
+from accel.api import default_out_type
+from accel.check import check_gemm
 from accel.diagnostics import AccelError
-from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled
+from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled, run_host
 from accel.sim.arch import ARCHS, sim_arch
-from accel.sim.types import is_float, mlir_name
+from accel.sim.host import find_symbol
+from accel.sim.types import is_float, memref_info, mlir_name
 
 
 def _triple(text: str) -> tuple[int, int, int]:
@@ -83,6 +92,11 @@ def run_kernel_command(opts) -> int:
           f"LDS {report.lds_bytes} bytes, simulated in {report.seconds:.3f} s")
     for i, t, before, after in mems:
         print(_summary(i, t, before, after))
+    _print_lds_report(report)
+    return 0
+
+
+def _print_lds_report(report):
     print(f"LDS races: {len(report.races)}")
     for r in report.races:
         print(f"  {r}")
@@ -91,7 +105,62 @@ def run_kernel_command(opts) -> int:
           f"over {len(report.bank_conflicts)} LDS ops")
     for k, v in conflicted.items():
         print(f"  {k}: {v}")
+
+
+def run_host_command(opts) -> int:
+    _check_readable(opts.file)
+    module = parse_module(path=opts.file)
+    with module.context:
+        f = find_symbol(module, opts.func)
+        arch = opts.arch or (f.attributes["arch"].value.split(":")[0]
+                             if "arch" in f.attributes else "gfx942")
+        types = list(f.attributes["function_type"].value.inputs)
+        if any(not str(t).startswith("memref<") for t in types):
+            raise AccelError(f"@{opts.func} takes a scalar argument: accel-run host runs "
+                             "functions of memrefs only", location=f.location)
+        infos = [memref_info(t, f.location) for t in types]
+    rng = np.random.default_rng(opts.seed)
+    args, mems = [], []
+    for i, info in enumerate(infos):
+        a = _random_arg(rng, info)
+        args.append(a)
+        mems.append((i, info, a.copy(), a))
+    report = run_host(module, opts.func, args, arch=arch, strict_races=not opts.allow_races)
+    print(f"host function @{opts.func} on {arch}: {len(report.launches)} kernel launches, "
+          f"simulated in {report.seconds:.3f} s")
+    for launch in report.launches:
+        print(f"  {launch.kernel}: grid {launch.grid}, block {launch.block}, "
+              f"LDS {launch.report.lds_bytes} bytes")
+    for i, t, before, after in mems:
+        print(_summary(i, t, before, after))
+    print(f"LDS races: {len(report.races)}")
+    for r in report.races:
+        print(f"  {r}")
     return 0
+
+
+def run_gemm_command(opts) -> int:
+    r = check_gemm(opts.arch, g=opts.g, m=opts.m, n=opts.n, k=opts.k, in_type=opts.type,
+                   out_type=opts.out_type, trans_a=opts.trans_a, trans_b=opts.trans_b,
+                   a_layout=opts.a_layout, b_layout=opts.b_layout,
+                   perf_config=opts.perf_config, seed=opts.seed)
+    cmp = r.comparison
+    a = "transposed" if opts.trans_a else opts.a_layout
+    b = "transposed" if opts.trans_b else opts.b_layout
+    print(f"gemm on {opts.arch}: G={opts.g} M={opts.m} N={opts.n} K={opts.k}, "
+          f"{opts.type} -> {opts.out_type or default_out_type(opts.type)}, A {a}, B {b}")
+    print(f"perf config {r.perf_config}")
+    print(f"tile {r.tile[0]}x{r.tile[1]}x{r.tile[2]}, grid {r.grid}, block {r.block}, "
+          f"LDS {r.lds_bytes} bytes, MMA {r.mma}")
+    for launch in r.launches:
+        print(f"  launch {launch.kernel}: grid {launch.grid}, block {launch.block}")
+    print(f"simulated in {r.seconds:.3f} s")
+    print(f"max abs error {cmp.max_abs_error:.6g} (bound there {cmp.bound_at_max:.6g}), "
+          f"mismatches {cmp.mismatches} of {cmp.total}")
+    if not cmp.ok:
+        print(cmp.describe(r.got, r.ref))
+    print("PASS" if cmp.ok else "FAIL")
+    return 0 if cmp.ok else 1
 
 
 def _add_kernel_args(p):
@@ -107,9 +176,47 @@ def _add_kernel_args(p):
                    help="report LDS races instead of stopping at the first")
 
 
+def _add_host_args(p):
+    p.add_argument("file", help="MLIR file with a host func.func and its gpu.modules")
+    p.add_argument("--func", required=True, help="host function symbol")
+    p.add_argument("--arch", choices=sorted(ARCHS), default=None,
+                   help="default: the function's 'arch' attribute, else gfx942")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--allow-races", action="store_true",
+                   help="report LDS races instead of stopping at the first")
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return v
+
+
+def _add_gemm_args(p):
+    p.add_argument("--arch", choices=sorted(ARCHS), required=True)
+    for flag in ("g", "m", "n", "k"):
+        p.add_argument(f"-{flag}", type=_positive, required=flag != "g", default=1)
+    p.add_argument("-t", "--type", choices=("f16", "bf16", "i8", "f32"), default="f16")
+    p.add_argument("--out-type", choices=("f16", "bf16", "f32", "i32"), default=None)
+    p.add_argument("--trans-a", action="store_true", help="A stored as [G, K, M]")
+    p.add_argument("--trans-b", action="store_true", help="B stored as [G, N, K]")
+    p.add_argument("--a-layout", choices=("row", "accel"), default="row")
+    p.add_argument("--b-layout", choices=("row", "accel"), default="row")
+    p.add_argument("--perf-config", default=None, help="e.g. v4:... (default: selected)")
+    p.add_argument("--seed", type=int, default=0)
+
+
 # name -> (help, argument builder, runner)
 COMMANDS = {
     "kernel": ("run one kernel on random inputs", _add_kernel_args, run_kernel_command),
+    "host": ("run a host function (and its kernel launches) on random inputs",
+             _add_host_args, run_host_command),
+    "gemm": ("compile a GEMM, simulate it and compare with numpy", _add_gemm_args,
+             run_gemm_command),
 }
 
 
