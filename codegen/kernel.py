@@ -136,8 +136,8 @@ class GemmKernel:
         accs = [zero] * (reps_m * reps_n)
 
         # Lane-invariant parts of the LDS fragment addresses and of the C coordinates.
-        a_row = em.add(em.mul(wave_m, cfg.m_per_wave), mma.operand_index(em, lane))
-        b_col = em.add(em.mul(wave_n, cfg.n_per_wave), mma.operand_index(em, lane))
+        a_row = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
+        b_col = em.add(em.mul(wave_n, cfg.n_per_wave), mma.b_column(em, lane))
         k_lane = mma.k_base(em, lane)
 
         def copy(k_tile, buf) -> None:
@@ -158,7 +158,8 @@ class GemmKernel:
                 b_frags = [lds_fragment(em, self.b, "%lds_b", lds_b_t, base_b,
                                         em.add(b_col, c * mma.n), k0, mma.instr.b_len)
                            for c in range(reps_n)]
-                return [mma.emit(em, a_frags[r], b_frags[c], accs_now[r * reps_n + c],
+                # C^T = B^T * A^T (codegen/mma.py): B is the instruction's first operand.
+                return [mma.emit(em, b_frags[c], a_frags[r], accs_now[r * reps_n + c],
                                  self.in_type)
                         for r in range(reps_m) for c in range(reps_n)]
 
@@ -196,9 +197,9 @@ class GemmKernel:
                             acc_elem=self.acc_type, out_elem=self.out_type,
                             accumulate=self.accumulate)
         row_lane = em.add(em.add(em.mul(m_tile, cfg.m_per_block), em.mul(wave_m, cfg.m_per_wave)),
-                          mma.c_row_base(em, lane))
+                          mma.a_row(em, lane))
         col_lane = em.add(em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave)),
-                          mma.c_col(em, lane))
+                          mma.c_col_base(em, lane))
         epilogue.emit(em, accs, reps_m, reps_n, batch, row_lane, col_lane)
 
 

@@ -2,18 +2,31 @@
 
 Source: shared/LAYOUTS.md ("Where each element lives" and the read-the-other-way table),
 confirmed there by execution and against AMD's Matrix Instruction Calculator. With
-`l` the lane in the wave and `e` the index in the lane's operand vector:
+`l` the lane in the wave and `e` the index in the lane's operand vector, an m x n x K
+instruction computes D = X * Y + D with
 
-  A: lane l holds row `l % m` of A and the K run `k_base(l) + e`, e < a_len
-  B: lane l holds column `l % n` of B and the K run `k_base(l) + e`, e < b_len
-  C: lane l holds column `l % n` of C/D; element e is row `c_row_base(l) + c_row_of(e)`
+  X: lane l holds row `l % m` of X and the K run `k_base(l) + e`, e < a_len
+  Y: lane l holds column `l % n` of Y and the K run `k_base(l) + e`, e < b_len
+  D: lane l holds column `l % n` of D; element e is row `row(h, e)`, h = l // lane_group
 
-  instruction                 k_base(l)         c_row_base(l)     c_row_of(e)
-  gfx942 MFMA 32x32xK         (K/2)*(l//32)     4*(l//32)         8*(e//4) + e%4
-  gfx942 MFMA 16x16xK         (K/4)*(l//16)     4*(l//16)         e
-  gfx1100 WMMA 16x16x16       0 (lanes 16-31    l//16             2*e
+  instruction                 k_base(l)         row(h, e)             c_len
+  gfx942 MFMA 32x32xK         (K/2)*(l//32)     4*h + 8*(e//4) + e%4  16
+  gfx942 MFMA 16x16xK         (K/4)*(l//16)     4*h + e               4
+  gfx1100 WMMA 16x16x16       0 (lanes 16-31    h + 2*e               8
                               replicate 0-15)
-  gfx1201 WMMA 16x16x16       8*(l//16)         8*(l//16)         e
+  gfx1201 WMMA 16x16x16       8*(l//16)         8*h + e               8
+
+The kernel computes C^T = B^T * A^T: X is a block of B^T (lane l feeds column
+n0 + sigma(l % m) of B), Y a block of A^T (lane l feeds row m0 + l % n of A), so a lane
+holds one row of C, row m0 + l % n, and c_len of its columns. sigma is the permutation
+of the MMA's rows that makes those columns consecutive: D row row(h, e) is C column
+n0 + sigma(row(h, e)) = n0 + c_len*h + e, so element e of lane l sits at column
+n0 + c_len*(l // lane_group) + e and the epilogue stores runs of consecutive columns
+as vectors (codegen/epilogue.py). Permuting which column of B a lane feeds costs
+nothing: it only changes the lane's LDS address.
+
+  sigma(i):  MFMA 32x32: 16*((i//4)%2) + 4*(i//8) + i%4    gfx1100: 8*(i%2) + i//2
+             MFMA 16x16 and gfx1201: i (row(h, e) is already c_len*h + e)
 
 The K run of a lane is contiguous, so with the LDS layout [kpack][d][kpack-minor] a
 lane's operand is one vector load whenever kpack is a multiple of the run length.
@@ -33,8 +46,7 @@ class MmaLayout:
     instr: MmaInstr
     arch: str
     k_run_stride: int        # k_base(l) = k_run_stride * (l // lane_group)
-    lane_group: int          # lanes that share one K run / one C row base (m or 16)
-    c_row_base_stride: int   # c_row_base(l) = c_row_base_stride * (l // lane_group)
+    lane_group: int          # lanes that share one K run / one accumulator row set (m or 16)
 
     @property
     def m(self) -> int:
@@ -48,27 +60,31 @@ class MmaLayout:
     def k(self) -> int:
         return self.instr.k
 
-    def row_of(self, e: int) -> int:
-        """c_row_of(e): the row offset of accumulator element e (LAYOUTS.md, C/D column)."""
-        if self.instr.kind == "mfma" and self.m == 32:
-            return 8 * (e // 4) + e % 4
-        if self.arch == "gfx1100":
-            return 2 * e
-        return e
+    @property
+    def c_len(self) -> int:
+        return self.instr.c_len
 
     # ---- IR for one lane -------------------------------------------------------
-    def operand_index(self, em: Emitter, lane: Value) -> Value:
-        """Row of A (or column of B) held by `lane`."""
-        return em.rem(lane, self.m)
+    def b_column(self, em: Emitter, lane: Value) -> Value:
+        """sigma(l % m): the column of B (within the MMA tile) that `lane` feeds as X."""
+        i = em.rem(lane, self.m)
+        if self.instr.kind == "mfma" and self.m == 32:
+            return em.add(em.add(em.mul(16, em.rem(em.div(i, 4), 2)), em.mul(4, em.div(i, 8))),
+                          em.rem(i, 4))
+        if self.arch == "gfx1100":
+            return em.add(em.mul(8, em.rem(i, 2)), em.div(i, 2))
+        return i
+
+    def a_row(self, em: Emitter, lane: Value) -> Value:
+        """The row of A (within the MMA tile) that `lane` feeds as Y, and its row of C."""
+        return em.rem(lane, self.n)
 
     def k_base(self, em: Emitter, lane: Value) -> Value:
         return em.mul(self.k_run_stride, em.div(lane, self.lane_group))
 
-    def c_col(self, em: Emitter, lane: Value) -> Value:
-        return em.rem(lane, self.n)
-
-    def c_row_base(self, em: Emitter, lane: Value) -> Value:
-        return em.mul(self.c_row_base_stride, em.div(lane, self.lane_group))
+    def c_col_base(self, em: Emitter, lane: Value) -> Value:
+        """Column of C (within the MMA tile) of `lane`'s accumulator element 0."""
+        return em.mul(self.c_len, em.div(lane, self.lane_group))
 
     # ---- the op ------------------------------------------------------------------
     def operand_type(self, elem: str) -> str:
@@ -104,8 +120,7 @@ def select_mma(arch: ArchInfo, in_type: str, mn_per_xdl: int) -> MmaLayout:
     if instr.kind == "mfma":
         # gfx942 single-block rule (LAYOUTS.md): 32x32xK splits K in 2 runs, 16x16xK in 4.
         runs = 64 // instr.m
-        return MmaLayout(instr, arch.name, k_run_stride=instr.k // runs, lane_group=instr.m,
-                         c_row_base_stride=4)
+        return MmaLayout(instr, arch.name, k_run_stride=instr.k // runs, lane_group=instr.m)
     if arch.name == "gfx1100":
-        return MmaLayout(instr, arch.name, k_run_stride=0, lane_group=16, c_row_base_stride=1)
-    return MmaLayout(instr, arch.name, k_run_stride=8, lane_group=16, c_row_base_stride=8)
+        return MmaLayout(instr, arch.name, k_run_stride=0, lane_group=16)
+    return MmaLayout(instr, arch.name, k_run_stride=8, lane_group=16)
