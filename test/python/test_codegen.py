@@ -266,3 +266,54 @@ def test_k_tile_loop_stays_a_loop_in_the_isa():
     asm = r.kernels[0].assembly
     assert asm.count("v_mfma_f32_32x32x8") == 8
     assert "s_cbranch" in asm
+
+
+# ---- C stores: C^T = B^T A^T, runs of columns per lane ----------------------------------
+def layouts_d_row(arch, instr, lane, e):
+    """LAYOUTS.md "read the other way", C/D column: the D row of lane `lane`, element e."""
+    if arch == "gfx1100":
+        return 2 * e + lane // 16
+    if arch == "gfx1201":
+        return 8 * (lane // 16) + e
+    if instr.m == 32:
+        return 8 * (e // 4) + 4 * (lane // 32) + e % 4
+    return 4 * (lane // 16) + e
+
+
+@pytest.mark.parametrize("arch,in_t,mn", [("gfx942", "f16", 32), ("gfx942", "f16", 16),
+                                          ("gfx942", "i8", 32), ("gfx942", "f32", 16),
+                                          ("gfx1100", "f16", 16), ("gfx1201", "i8", 16)])
+def test_lane_holds_consecutive_columns_of_c(arch, in_t, mn):
+    """The B column a lane feeds (sigma) puts accumulator element e of lane l at column
+    c_col_base(l) + e of the MMA tile, and sigma is a permutation of the tile's columns."""
+    from accel.codegen.builder import Emitter
+    from accel.codegen.mma import select_mma
+    mma = select_mma(get_arch(arch), in_t, mn)
+    em = Emitter()
+    wave = get_arch(arch).wave_size
+    sigma = [mma.b_column(em, lane) for lane in range(mma.m)]
+    assert sorted(sigma) == list(range(mma.m))
+    for lane in range(wave):
+        for e in range(mma.c_len):
+            row = layouts_d_row(arch, mma.instr, lane, e)
+            assert sigma[row] == mma.c_col_base(em, lane) + e
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("n", (36, 40, 18))
+def test_vector_stores_at_ragged_edges(arch, n):
+    """N a multiple of 4, 8 or 2 but not of the tile: stores of 4, 8 or 2 columns, each
+    wholly valid or wholly dropped; with accumulate C is read back in the same vectors."""
+    cfg = wave_config(arch, "f16", 32, 32, 4, 8)
+    check(arch, "f16", "f16", 2, 45, n, 64, cfg=cfg, accumulate=True)
+    check(arch, "f16", "f32", 1, 33, n, 40, cfg=cfg, b_layout="transposed")
+
+
+def test_c_stores_are_128_bit_vectors_in_the_isa():
+    from accel.api import compile_gemm
+    r = compile_gemm("gfx1100", m=128, n=128, k=64,
+                     perf_config="v4:128,128,2,64,64,16,8,1,1,2,0,0,1,1")
+    asm = r.kernels[0].assembly
+    # 4x4 WMMA tiles per wave, 8 f16 columns per lane each: 16 stores of 128 bits.
+    assert asm.count("buffer_store_b128") == 16
+    assert "buffer_store_b16" not in asm and "buffer_store_short" not in asm
