@@ -221,3 +221,33 @@ def test_double_dealloc_and_argument_errors():
         run_host(module(host, ""), "main", [np.zeros((8, 4), np.float32).T])
     with pytest.raises(AccelError, match="no func.func @nope"):
         run_host(module(host, ""), "nope", [x])
+
+
+def test_call_results_and_returned_memref():
+    """A called function's scalar result bounds a loop; the returned memref aliases."""
+    host = """
+  func.func @trips(%n: index) -> index {
+    %c1 = arith.constant 1 : index
+    %r = arith.addi %n, %c1 : index
+    return %r : index
+  }
+  func.func @main(%x: memref<3xi32>, %n: index) -> memref<3xi32> {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = func.call @trips(%n) : (index) -> index
+    scf.for %i = %c0 to %t step %c1 {
+      %j = arith.remui %i, %t : index
+      %k = arith.minui %j, %c1 : index
+      %v = memref.load %x[%k] : memref<3xi32>
+      %one = arith.constant 1 : i32
+      %w = arith.addi %v, %one : i32
+      memref.store %w, %x[%k] : memref<3xi32>
+    }
+    return %x : memref<3xi32>
+  }"""
+    x = np.zeros(3, np.int32)
+    report = run_host(module(host, ""), "main", [x, 3])
+    # 4 iterations: i=0 -> x[0], i=1..3 -> x[1].
+    assert np.array_equal(x, [1, 3, 0])
+    (ret,) = report.results
+    assert np.shares_memory(ret, x) and np.array_equal(ret, x)
