@@ -25,6 +25,7 @@ import numpy as np
 
 from accel.api import default_out_type, gemm_module_text
 from accel.bindings import ir, new_context
+from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile, pack
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.pipelines.textual import run_pipeline
@@ -130,8 +131,13 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
                             b_layout=b_layout, perf_config=perf_config, accumulate=False)
     with new_context():
         module = ir.Module.parse(text)
-        run_pipeline(module, GEMM_PIPELINE)
-        (kernel,) = lower_gemms(module)
+        try:
+            run_pipeline(module, GEMM_PIPELINE)
+            (kernel,) = lower_gemms(module)
+        except AccelError as e:
+            # The module text is ours, not the caller's: a position in it means nothing.
+            e.location = None
+            raise
         cfg = kernel.config
         rng = np.random.default_rng(seed)
         a = random_operand(rng, in_type, (g, m, k))

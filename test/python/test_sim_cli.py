@@ -136,3 +136,10 @@ def test_host_mode_unknown_function_is_one_line(tmp_path, capsys):
     rc = main(["host", str(f), "--func", "nope"])
     err = capsys.readouterr().err.strip()
     assert rc == 1 and "no func.func @nope" in err and "\n" not in err
+
+
+def test_gemm_mode_unsupported_types_have_no_position(capsys):
+    rc = main(["gemm", "--arch", "gfx942", "-m", "8", "-n", "8", "-k", "8",
+               "--out-type", "i32"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 1 and err.startswith("error: output type i32 is not supported")
