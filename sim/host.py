@@ -19,10 +19,10 @@ import numpy as np
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError
+from accel.sim import host_ops  # noqa: F401  (registers the host ops)
 from accel.sim.arch import sim_arch
 from accel.sim.interp import Compiler, State
 from accel.sim.memory import Buffer, View
-from accel.sim import host_ops  # noqa: F401  (registers the host ops)
 from accel.sim.registry import HOST_OPS, OPS
 from accel.sim.run import SimReport, compile_kernel, find_kernel, parse_module
 from accel.sim.types import memref_info, value_type
@@ -33,6 +33,7 @@ _KERNEL_PREFIXES = ("arith.", "math.", "scf.")
 _KERNEL_MEMREF_OPS = ("memref.load", "memref.store", "memref.subview",
                       "memref.reinterpret_cast", "memref.expand_shape",
                       "memref.collapse_shape", "memref.cast", "memref.assume_alignment")
+
 
 @dataclass
 class Launch:
