@@ -293,7 +293,7 @@ def _generic(c, o):
             bst.regs[slot] = v.buf.data[int(v.offset[0]) + off]
         for fn in closures:
             fn(bst)
-        for k, (slot, y) in enumerate(zip(arg_slots[n_in:], yielded)):
+        for k, y in enumerate(yielded):
             v = views[n_in + k]
             addr = int(v.offset[0]) + rel[n_in + k]
             v.buf.data[addr] = np.broadcast_to(bst.regs[y], addr.shape)
