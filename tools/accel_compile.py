@@ -81,16 +81,22 @@ def _main(argv: Sequence[str] | None) -> int:
         default_name = result.kernels[0].symbol
     name = args.name or default_name
 
+    write_result(result, args.output_dir, name)
+    return 0
+
+
+def write_result(result, output_dir: str, name: str) -> list[str]:
+    """Write `<symbol>.hsaco` and `<symbol>.s` per kernel and `<name>.json`; all or nothing."""
     outputs: list[tuple[str, str | bytes]] = []
     for k in result.kernels:
         outputs.append((f"{k.symbol}.hsaco", k.code_object))
         outputs.append((f"{k.symbol}.s", k.assembly))
     outputs.append((f"{name}.json", json.dumps(result.metadata(), indent=2) + "\n"))
-    os.makedirs(args.output_dir, exist_ok=True)
+    os.makedirs(output_dir, exist_ok=True)
     written = []
     try:
         for fname, data in outputs:
-            path = os.path.join(args.output_dir, fname)
+            path = os.path.join(output_dir, fname)
             write_output_atomic(path, data)
             written.append(path)
     except BaseException:
@@ -98,7 +104,7 @@ def _main(argv: Sequence[str] | None) -> int:
         for path in written:
             os.unlink(path)
         raise
-    return 0
+    return written
 
 
 if __name__ == "__main__":
