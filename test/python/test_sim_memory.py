@@ -1,15 +1,12 @@
 """Raw buffer bounds, LDS races and bank conflicts, and a whole LDS-staged MFMA GEMM."""
 
-import importlib.util
-import pathlib
-
 import numpy as np
 import pytest
 
 from accel.diagnostics import AccelError
 from accel.sim import run_kernel_text
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+import handwritten_gemm
 
 
 def kernel(args, body, attributions=""):
@@ -189,16 +186,9 @@ def test_barrier_in_divergent_code_is_an_error():
         run(kernel("", body), [], block=(64, 1, 1))
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_sim", ROOT / "benchmarks" / "bench_sim.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_lds_staged_mfma_gemm_matches_numpy():
     m, n, k = 128, 64, 96
-    text = _bench().gemm_kernel(m, n, k)
+    text = handwritten_gemm.gemm_kernel(m, n, k)
     rng = np.random.default_rng(3)
     a = rng.integers(-3, 4, (m, k)).astype(np.float16)
     b = rng.integers(-3, 4, (k, n)).astype(np.float16)
