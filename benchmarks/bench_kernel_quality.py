@@ -96,12 +96,40 @@ def isa_stats(asm: str) -> dict:
             counts[row][mnemonic if row == "mma" else width(mnemonic)] += 1
         elif row:
             scalar[row] += 1
+    loop = loop_body(asm)
     meta = {k: int(v) for k, v in re.findall(r"^\s+\.(\w+_count|private_segment_fixed_size):"
                                              r"\s+(\d+)", asm, re.M)}
     return {"counts": counts, "barrier": scalar["barrier"], "waits": scalar["waits"],
             "vgprs": meta.get("vgpr_count", 0), "agprs": meta.get("agpr_count", 0),
             "scratch": meta.get("private_segment_fixed_size", 0),
-            "spills": meta.get("vgpr_spill_count", 0) + meta.get("sgpr_spill_count", 0)}
+            "spills": meta.get("vgpr_spill_count", 0) + meta.get("sgpr_spill_count", 0),
+            "loop": Counter(_kind(m) for m in loop)}
+
+
+def _kind(mnemonic: str) -> str:
+    if classify(mnemonic) in ("mma", "gload", "gstore", "lds_rd", "lds_wr"):
+        return "mem+mma"
+    return "valu" if mnemonic.startswith("v_") else "salu+other"
+
+
+def loop_body(asm: str) -> list[str]:
+    """Mnemonics of the outermost loop (the k-tile loop): from the label that the last
+    backward branch targets to that branch."""
+    lines = [ln.strip() for ln in asm.splitlines()]
+    labels = {ln[:-1]: i for i, ln in enumerate(lines) if ln.startswith(".LBB") and
+              ln.endswith(":")}
+    body = []
+    for i, ln in enumerate(lines):
+        parts = ln.split()
+        if parts and parts[0].startswith("s_cbranch") and parts[-1] in labels and \
+                labels[parts[-1]] < i:
+            start = labels[parts[-1]]
+            if not body or start < body[0]:
+                body = [start, i]
+    if not body:
+        return []
+    return [ln.split()[0] for ln in lines[body[0] + 1:body[1] + 1]
+            if ln and not ln.startswith((".", ";"))]
 
 
 def text_bytes(elf: bytes) -> int:
@@ -172,7 +200,7 @@ def main() -> None:
               f"code={text_bytes(k.code_object)}B  mma {fmt(c['mma'])}")
         print(f"    global load {fmt(c['gload'])} | store {fmt(c['gstore'])}")
         print(f"    LDS read {fmt(c['lds_rd'])} | write {fmt(c['lds_wr'])} | "
-              f"barriers={s['barrier']} waits={s['waits']}")
+              f"barriers={s['barrier']} waits={s['waits']} | k-tile loop {fmt(s['loop'])}")
         if not args.no_sim:
             rd, wr = bank_conflicts(arch, t, config, la, lb)
             print(f"    sim bank-conflict clocks per workgroup: read={rd} write={wr}")

@@ -103,6 +103,15 @@ class Emitter:
             return 0
         return self.assign(f"arith.remui {a}, {self.const(b)} : index")
 
+    def xor(self, a: Value, b: Value) -> Value:
+        if isinstance(a, int) and isinstance(b, int):
+            return a ^ b
+        if a == 0:
+            return b
+        if b == 0:
+            return a
+        return self.assign(f"arith.xori {self.v(a)}, {self.v(b)} : index")
+
     def lt(self, a: Value, b: Value) -> Value:
         """a < b as i1; an int 0/1 when both are known."""
         if isinstance(a, int) and isinstance(b, int):

@@ -52,6 +52,7 @@ class OperandCopy:
     d_per_block: int
     kpack_per_block: int
     kpack: int
+    slab_pad: int = 0    # LDS rows of padding after each kpack slab (see row_key)
 
     @property
     def k_per_block(self) -> int:
@@ -60,6 +61,11 @@ class OperandCopy:
     @property
     def tile_elems(self) -> int:
         return self.d_per_block * self.k_per_block
+
+    @property
+    def lds_elems(self) -> int:
+        """LDS elements of one tile buffer, padding included."""
+        return self.kpack_per_block * (self.d_per_block + self.slab_pad) * self.kpack
 
     @property
     def d_first(self) -> bool:
@@ -74,29 +80,89 @@ class OperandCopy:
             return widest_vector(self.elem, self.k_extent, self.k_per_block, self.kpack)
         return widest_vector(self.elem, self.d_extent, self.d_per_block)
 
+    @property
+    def swizzled(self) -> bool:
+        """Are LDS rows placed by `row_key` and slabs padded? Only when a row (the kpack
+        run of one d) is one 16-byte bank slot, so every copy vector and fragment read
+        stays inside a row."""
+        return self.kpack * ELEM_BITS[self.elem] == 128
+
+    @property
+    def padding_rows(self) -> int:
+        """slab_pad that makes a K-contiguous copy's writes conflict-free (row_key)."""
+        if not self.swizzled:
+            return 0
+        p = self.kpack_per_block
+        return 1 if p >= 8 else (8 // p) % 8
+
+    @staticmethod
+    def row_key(em: Emitter, d_local: Value) -> Value:
+        """XOR applied to the low 3 bits of d: row d sits at d ^ row_key in its slab.
+
+        Eight 16-byte rows fill the 32 banks once, so an access is conflict-free when
+        the rows it touches at once land on distinct slots (row position % 8, slab
+        padding included). The key is g(x) = 4*(x%2) + x//2 of the 8-row block
+        x = (d//8) % 8, which keeps distinct:
+          - a wave's fragment reads of consecutive d (one block, one key), and the
+            gfx1100 reads of rows {0..3, 8..11} (sigma in codegen/mma.py): g(2c) and
+            g(2c+1) differ in bit 2;
+          - a transposing copy's writes of rows 8u + j for consecutive units u: g is
+            a bijection of 3 bits.
+        A K-contiguous copy writes row t // P of slab t % P from lane t (P =
+        kpackPerBlock); padding each slab by 8/P rows (1 when P >= 8) puts those on
+        distinct slots. The XOR only touches the low 3 bits, so it stays in its
+        block, and the key depends on d alone, so a lane's reads in successive
+        k-steps differ by constant offsets (no extra address registers per k-step).
+        """
+        x = em.rem(em.div(d_local, 8), 8)
+        return em.add(em.mul(em.rem(x, 2), 4), em.div(x, 2))
+
     def lds_offset(self, em: Emitter, d_local: Value, k_local: Value) -> Value:
-        """Element offset of tile element (d, k) in [kpackPerBlock][dPerBlock][kpack]."""
+        """Element offset of tile element (d, k) in [kpackPerBlock][dPerBlock][kpack]
+        (rows swizzled, slabs padded: see row_key)."""
         kp = self.kpack
-        outer = em.mul(em.div(k_local, kp), self.d_per_block * kp)
+        if self.swizzled:
+            d_local = em.xor(d_local, self.row_key(em, d_local))
+        outer = em.mul(em.div(k_local, kp), (self.d_per_block + self.slab_pad) * kp)
         return em.add(em.add(outer, em.mul(d_local, kp)), em.rem(k_local, kp))
+
+    @property
+    def transposing(self) -> bool:
+        """D contiguous in global memory but K contiguous (kpack runs) in LDS."""
+        return self.layout != "accel" and not self.d_first and self.kpack > 1
+
+    def k_chunk(self, block_size: int) -> int:
+        """K rows a thread transposes at once (transposing copies): kpack, halved while
+        that leaves threads of the block without a unit, down to 2 (two 16-bit values
+        share a dword)."""
+        kc = self.kpack
+        while kc % 4 == 0 and self.tile_elems // (self.vector_width * kc) < block_size:
+            kc //= 2
+        return kc
 
     # ---- emission ----------------------------------------------------------------
     def emit(self, em: Emitter, lds: str, lds_type: str, lds_base: Value, tid: str,
              block_size: int, g: str, g_count: int, d_tile: str, k_tile: Value) -> None:
         """Copy tile (g, d_tile, k_tile) into `lds` at element `lds_base`."""
         v = self.vector_width
-        nvec = self.tile_elems // v
-        iters = -(-nvec // block_size)
+        kc = self.k_chunk(block_size) if self.transposing else 1
+        units = self.tile_elems // (v * kc)
+        iters = -(-units // block_size)
+
+        def copy(u: Value) -> None:
+            args = (em, lds, lds_type, lds_base, u, v, g, g_count, d_tile, k_tile)
+            if self.transposing:
+                self._copy_block(*args, kc)
+            else:
+                self._copy_vector(*args)
 
         def one(it: Value) -> None:
-            vi = em.add(tid, em.mul(it, block_size))
-            if nvec % block_size:
-                with em.region(f"scf.if {em.lt(vi, nvec)}"):
-                    self._copy_vector(em, lds, lds_type, lds_base, vi, v, g, g_count,
-                                      d_tile, k_tile)
+            u = em.add(tid, em.mul(it, block_size))
+            if units % block_size:
+                with em.region(f"scf.if {em.lt(u, units)}"):
+                    copy(u)
             else:
-                self._copy_vector(em, lds, lds_type, lds_base, vi, v, g, g_count,
-                                  d_tile, k_tile)
+                copy(u)
 
         if iters == 1:
             one(0)
@@ -105,6 +171,18 @@ class OperandCopy:
             with em.region(f"scf.for {it} = {em.const(0)} to {em.const(iters)} "
                            f"step {em.const(1)}"):
                 one(it)
+
+    def _coords(self, em: Emitter, d_local: Value, k_local: Value, d_tile, k_tile):
+        """Global (d, k) of a tile element and whether a vector there is valid."""
+        d = em.add(em.mul(d_tile, self.d_per_block), d_local)
+        k = em.add(em.mul(k_tile, self.k_per_block), k_local)
+        # A whole tile inside the extent needs no predicate on that side.
+        valid = 1
+        if self.d_extent % self.d_per_block:
+            valid = em.and_(valid, em.lt(d, self.d_extent))
+        if self.k_extent % self.k_per_block:
+            valid = em.and_(valid, em.lt(k, self.k_extent))
+        return d, k, valid
 
     def _copy_vector(self, em: Emitter, lds, lds_type, lds_base, vi, v, g, g_count,
                      d_tile, k_tile) -> None:
@@ -116,26 +194,46 @@ class OperandCopy:
         c_local = em.mul(em.rem(vi, per_line), v)
         o_local = em.div(vi, per_line)
         d_local, k_local = (o_local, c_local) if self.d_first else (c_local, o_local)
-        d = em.add(em.mul(d_tile, d_pb), d_local)
-        k = em.add(em.mul(k_tile, k_pb), k_local)
-        # A whole tile inside the extent needs no predicate on that side.
-        valid = 1
-        if self.d_extent % d_pb:
-            valid = em.and_(valid, em.lt(d, self.d_extent))
-        if self.k_extent % k_pb:
-            valid = em.and_(valid, em.lt(k, self.k_extent))
+        d, k, valid = self._coords(em, d_local, k_local, d_tile, k_tile)
         g_idx = em.select(valid, g, g_count)
         idx = (g_idx, d, k) if self.d_first else (g_idx, k, d)
         vt = vector_type(v, self.elem)
         val = self._buffer_load(em, idx, vt)
-        base = em.add(lds_base, self.lds_offset(em, d_local, k_local))
-        if self.d_first or self.kpack == 1 or v == 1:
-            self._lds_store(em, val, lds, lds_type, base, vt)
-        else:
-            # D is contiguous in global memory but strided by kpack in LDS.
-            for j in range(v):
-                x = em.assign(f"vector.extract {val}[{j}] : {self.elem} from {vt}")
-                self._lds_store(em, x, lds, lds_type, em.add(base, j * self.kpack), self.elem)
+        # d_first: the vector is a K run inside one kpack group; otherwise kpack is 1
+        # (transposing copies take _copy_block) and D runs are contiguous in LDS too.
+        self._lds_store(em, val, lds, lds_type,
+                        em.add(lds_base, self.lds_offset(em, d_local, k_local)), vt)
+
+    def _copy_block(self, em: Emitter, lds, lds_type, lds_base, u, v, g, g_count,
+                    d_tile, k_tile, kc: int) -> None:
+        """Unit u: v columns (D) x kc rows (K), read as kc vectors along D and written
+        as v vectors along K, transposed in registers.
+
+        Units run along D first, so a wave's loads of one K row stay contiguous.
+        Measured (benchmarks/bench_kernel_quality.py, B row-major, N=4096): per thread
+        and k-tile, gfx942 128x256 16 x ds_write_b16 -> 2 x ds_write_b128 (kc 8; the
+        16 v_perm-like packs are VALU), LDS write bank-conflict clocks per workgroup
+        15872 -> see the comment at lds_offset.
+        """
+        chunks = self.kpack // kc
+        per_slab = chunks * (self.d_per_block // v)
+        d_local = em.mul(em.rem(em.div(u, chunks), self.d_per_block // v), v)
+        k_local = em.add(em.mul(em.div(u, per_slab), self.kpack), em.mul(em.rem(u, chunks), kc))
+        vt = vector_type(v, self.elem)
+        rows = []
+        for r in range(kc):
+            d, k, valid = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile)
+            rows.append(self._buffer_load(em, (em.select(valid, g, g_count), k, d), vt))
+        kt = vector_type(kc, self.elem)
+        for j in range(v):
+            col = em.assign(f"arith.constant dense<{'0' if self.elem in ('i8', 'i32') else '0.0'}>"
+                            f" : {kt}")
+            for r, row in enumerate(rows):
+                x = row if v == 1 else em.assign(
+                    f"vector.extract {row}[{j}] : {self.elem} from {vt}")
+                col = em.assign(f"vector.insert {x}, {col} [{r}] : {self.elem} into {kt}")
+            at = em.add(lds_base, self.lds_offset(em, em.add(d_local, j), k_local))
+            self._lds_store(em, col, lds, lds_type, at, kt)
 
     def _copy_accel(self, em: Emitter, lds, lds_type, lds_base, vi, v, g, d_tile, k_tile):
         i = em.mul(vi, v)
@@ -144,7 +242,11 @@ class OperandCopy:
                em.rem(i, kp))
         vt = vector_type(v, self.elem)
         val = self._buffer_load(em, idx, vt)
-        self._lds_store(em, val, lds, lds_type, em.add(lds_base, i), vt)
+        # The global tile is already in LDS order; only the row swizzle moves it.
+        d_local = em.rem(em.div(i, kp), d_pb)
+        k_local = em.add(em.mul(em.div(i, d_pb * kp), kp), em.rem(i, kp))
+        at = em.add(lds_base, self.lds_offset(em, d_local, k_local))
+        self._lds_store(em, val, lds, lds_type, at, vt)
 
     def _buffer_load(self, em: Emitter, idx, vt: str) -> str:
         names = ", ".join(em.to_i32(x) for x in idx)
