@@ -58,7 +58,7 @@ class Epilogue:
                     col = em.add(col_lane, c * mma.n + j)
                     col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
                     g_idx = em.select(em.and_(row_ok, col_ok), batch, self.g)
-                    idx = ", ".join(em.to_i32(x) for x in (g_idx, row, col))
+                    idx = ", ".join(em.v(x) for x in (g_idx, row, col))
                     x = self._slice(em, accs[r * reps_n + c], j, w)
                     out_t = vector_type(w, self.out_elem)
                     if self.accumulate:

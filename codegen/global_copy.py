@@ -168,8 +168,7 @@ class OperandCopy:
             one(0)
         else:
             it = em.fresh("it")
-            with em.region(f"scf.for {it} = {em.const(0)} to {em.const(iters)} "
-                           f"step {em.const(1)}"):
+            with em.region(em.for_header(it, iters)):
                 one(it)
 
     def _coords(self, em: Emitter, d_local: Value, k_local: Value, d_tile, k_tile):
@@ -249,7 +248,7 @@ class OperandCopy:
         self._lds_store(em, val, lds, lds_type, at, vt)
 
     def _buffer_load(self, em: Emitter, idx, vt: str) -> str:
-        names = ", ".join(em.to_i32(x) for x in idx)
+        names = ", ".join(em.v(x) for x in idx)
         i32s = ", ".join(["i32"] * len(idx))
         return em.assign(f"amdgpu.raw_buffer_load {self.memref}[{names}] : "
                          f"{self.memref_type}, {i32s} -> {vt}", self.name.lower())
@@ -257,9 +256,9 @@ class OperandCopy:
     @staticmethod
     def _lds_store(em: Emitter, val: str, lds: str, lds_type: str, at: Value, vt: str) -> None:
         if vt.startswith("vector"):
-            em.line(f"vector.store {val}, {lds}[{em.v(at)}] : {lds_type}, {vt}")
+            em.line(f"vector.store {val}, {lds}[{em.index(at)}] : {lds_type}, {vt}")
         else:
-            em.line(f"memref.store {val}, {lds}[{em.v(at)}] : {lds_type}")
+            em.line(f"memref.store {val}, {lds}[{em.index(at)}] : {lds_type}")
 
 
 def lds_fragment(em: Emitter, op: OperandCopy, lds: str, lds_type: str, lds_base: Value,
@@ -272,7 +271,7 @@ def lds_fragment(em: Emitter, op: OperandCopy, lds: str, lds_type: str, lds_base
     elem = op.elem
     if length == 1:
         at = em.add(lds_base, op.lds_offset(em, d_local, k_local))
-        return em.assign(f"memref.load {lds}[{em.v(at)}] : {lds_type}", op.name.lower())
+        return em.assign(f"memref.load {lds}[{em.index(at)}] : {lds_type}", op.name.lower())
     chunk = gcd(length, op.kpack)
     full = f"vector<{length}x{elem}>"
     parts = []
@@ -280,9 +279,9 @@ def lds_fragment(em: Emitter, op: OperandCopy, lds: str, lds_type: str, lds_base
         at = em.add(lds_base, op.lds_offset(em, d_local, em.add(k_local, j * chunk)))
         ct = vector_type(chunk, elem)
         if chunk == 1:
-            parts.append(em.assign(f"memref.load {lds}[{em.v(at)}] : {lds_type}"))
+            parts.append(em.assign(f"memref.load {lds}[{em.index(at)}] : {lds_type}"))
         else:
-            parts.append(em.assign(f"vector.load {lds}[{em.v(at)}] : {lds_type}, {ct}"))
+            parts.append(em.assign(f"vector.load {lds}[{em.index(at)}] : {lds_type}, {ct}"))
     if len(parts) == 1:
         return parts[0]
     # Chunks are joined element by element: vector.insert_strided_slice has no ROCDL

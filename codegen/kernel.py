@@ -121,10 +121,10 @@ class GemmKernel:
         cfg, mma = self.config, self.mma
         wave = self.arch.wave_size
         lds_a_t, lds_b_t = self._lds_types()
-        tid = em.assign("gpu.thread_id x", "tid")
-        n_tile = em.assign("gpu.block_id x", "bx")
-        m_tile = em.assign("gpu.block_id y", "by")
-        batch = em.assign("gpu.block_id z", "bz")
+        tid = em.gpu_id("thread_id x", "tid")
+        n_tile = em.gpu_id("block_id x", "bx")
+        m_tile = em.gpu_id("block_id y", "by")
+        batch = em.gpu_id("block_id z", "bz")
         wave_id = em.div(tid, wave)
         lane = em.rem(tid, wave)
         wave_m = em.div(wave_id, cfg.waves_n)
@@ -215,9 +215,8 @@ def _loop(em: Emitter, trips: int, carried: list[str], carried_t: str, body, hin
     inits = ", ".join(f"{a} = {c}" for a, c in zip(args, carried))
     types = ", ".join([carried_t] * len(carried))
     footer = "}" if unroll else "} " + NO_UNROLL
-    with em.region(f"{res}:{len(carried)} = scf.for {iv} = {em.const(0)} to "
-                   f"{em.const(trips)} step {em.const(1)} iter_args({inits}) -> ({types})",
-                   footer):
+    with em.region(f"{res}:{len(carried)} = "
+                   + em.for_header(iv, trips, f"iter_args({inits}) -> ({types})"), footer):
         out = body(iv, args)
         em.line(f"scf.yield {', '.join(out)} : {types}")
     return [f"{res}#{i}" for i in range(len(carried))]
