@@ -52,6 +52,7 @@ class OperandCopy:
     d_per_block: int
     kpack_per_block: int
     kpack: int
+    block_size: int      # threads sharing the copy
     slab_pad: int = 0    # LDS rows of padding after each kpack slab (see row_key)
 
     @property
@@ -131,45 +132,155 @@ class OperandCopy:
         """D contiguous in global memory but K contiguous (kpack runs) in LDS."""
         return self.layout != "accel" and not self.d_first and self.kpack > 1
 
-    def k_chunk(self, block_size: int) -> int:
+    @property
+    def k_chunk(self) -> int:
         """K rows a thread transposes at once (transposing copies): kpack, halved while
         that leaves threads of the block without a unit, down to 2 (two 16-bit values
         share a dword)."""
         kc = self.kpack
-        while kc % 4 == 0 and self.tile_elems // (self.vector_width * kc) < block_size:
+        while kc % 4 == 0 and self.tile_elems // (self.vector_width * kc) < self.block_size:
             kc //= 2
         return kc
 
-    # ---- emission ----------------------------------------------------------------
-    def emit(self, em: Emitter, lds: str, lds_type: str, lds_base: Value, tid: str,
-             block_size: int, g: str, g_count: int, d_tile: str, k_tile: Value) -> None:
-        """Copy tile (g, d_tile, k_tile) into `lds` at element `lds_base`."""
-        v = self.vector_width
-        kc = self.k_chunk(block_size) if self.transposing else 1
-        units = self.tile_elems // (v * kc)
-        iters = -(-units // block_size)
+    # ---- emission: a tile goes global -> registers (load) -> LDS (store) -----------
+    @property
+    def unit_rows(self) -> int:
+        """Vectors per unit: a unit is one vector, or for a transposing copy k_chunk
+        vectors along D that become vector_width vectors along K."""
+        return self.k_chunk if self.transposing else 1
 
-        def copy(u: Value) -> None:
-            args = (em, lds, lds_type, lds_base, u, v, g, g_count, d_tile, k_tile)
-            if self.transposing:
-                self._copy_block(*args, kc)
+    @property
+    def units(self) -> int:
+        return self.tile_elems // (self.vector_width * self.unit_rows)
+
+    @property
+    def rounds(self) -> int:
+        """Units per thread (the last round may leave threads idle)."""
+        return -(-self.units // self.block_size)
+
+    @property
+    def values_per_thread(self) -> int:
+        """How many values `load` returns (and `store` takes) per thread."""
+        return self.rounds * self.unit_rows
+
+    def load(self, em: Emitter, tid: str, g: str, g_count: int, d_tile: str, k_tile: Value,
+             live: Value) -> list[tuple[str, str]]:
+        """This thread's global loads of tile (g, d_tile, k_tile): (value, type) pairs
+        in unit order. When `live` is false (no such k-tile) every load reads 0."""
+        out = []
+        for it in range(self.rounds):
+            u, ok = self._unit(em, tid, it)
+            # A thread past the last unit loads (a valid unit's address) as invalid.
+            out += self._unit_load(em, em.select(ok, u, 0), em.and_(ok, live), g, g_count,
+                                   d_tile, k_tile)
+        return out
+
+    def store(self, em: Emitter, lds: str, lds_type: str, lds_base: Value, tid: str,
+              values: list[str]) -> None:
+        """Write what `load` returned (in its order) into `lds` at element `lds_base`."""
+        kc = self.unit_rows
+        for it in range(self.rounds):
+            u, ok = self._unit(em, tid, it)
+            vals = values[it * kc:(it + 1) * kc]
+            if isinstance(ok, int):
+                self._unit_store(em, lds, lds_type, lds_base, u, vals)
             else:
-                self._copy_vector(*args)
+                with em.region(f"scf.if {ok}"):
+                    self._unit_store(em, lds, lds_type, lds_base, u, vals)
 
+    def copy(self, em: Emitter, lds: str, lds_type: str, lds_base: Value, tid: str, g: str,
+             g_count: int, d_tile: str, k_tile: Value) -> None:
+        """Load and store tile (g, d_tile, k_tile) unit by unit, in an scf.for over the
+        thread's rounds: for copies whose values are not held across a k-tile (LLVM
+        then keeps few of them live at once)."""
         def one(it: Value) -> None:
-            u = em.add(tid, em.mul(it, block_size))
-            if units % block_size:
-                with em.region(f"scf.if {em.lt(u, units)}"):
-                    copy(u)
+            u = em.add(tid, em.mul(it, self.block_size))
+            vals = [x for x, _ in self._unit_load(em, u, 1, g, g_count, d_tile, k_tile)]
+            if self.units % self.block_size:
+                with em.region(f"scf.if {em.lt(u, self.units)}"):
+                    self._unit_store(em, lds, lds_type, lds_base, u, vals)
             else:
-                copy(u)
+                self._unit_store(em, lds, lds_type, lds_base, u, vals)
 
+        iters = self.rounds
         if iters == 1:
             one(0)
         else:
             it = em.fresh("it")
             with em.region(em.for_header(it, iters)):
                 one(it)
+
+    def _unit_load(self, em: Emitter, u: Value, valid: Value, g: str, g_count: int,
+                   d_tile: str, k_tile: Value) -> list[tuple[str, str]]:
+        """Global loads of unit u; all read 0 where `valid` is false."""
+        v, kc = self.vector_width, self.unit_rows
+        d_local, k_local = self._unit_origin(em, u)
+        vt = vector_type(v, self.elem)
+        if self.layout == "accel":
+            i = em.mul(u, v)
+            kp, d_pb = self.kpack, self.d_per_block
+            idx = (em.select(valid, g, g_count), d_tile, k_tile, em.div(i, d_pb * kp),
+                   em.rem(em.div(i, kp), d_pb), em.rem(i, kp))
+            return [(self._buffer_load(em, idx, vt), vt)]
+        out = []
+        for r in range(kc):   # kc > 1 only for transposing copies: K rows
+            d, k, ok_dk = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile)
+            g_idx = em.select(em.and_(valid, ok_dk), g, g_count)
+            idx = (g_idx, d, k) if self.d_first else (g_idx, k, d)
+            out.append((self._buffer_load(em, idx, vt), vt))
+        return out
+
+    def _unit(self, em: Emitter, tid: str, it: int):
+        """Unit index of this thread in round `it`, and whether it exists."""
+        u = em.add(tid, it * self.block_size)
+        ok = 1 if (it + 1) * self.block_size <= self.units else em.lt(u, self.units)
+        return u, ok
+
+    def _unit_origin(self, em: Emitter, u: Value) -> tuple[Value, Value]:
+        """Tile-local (d, k) of a unit's first element."""
+        kp, d_pb = self.kpack, self.d_per_block
+        v, kc = self.vector_width, self.unit_rows
+        if self.layout == "accel":
+            # The global tile is already in LDS order; only the row swizzle moves it.
+            i = em.mul(u, v)
+            return em.rem(em.div(i, kp), d_pb), em.add(em.mul(em.div(i, d_pb * kp), kp),
+                                                       em.rem(i, kp))
+        if self.transposing:
+            # Units run along D first (after the kpack/kc chunks of one row group), so
+            # a wave's loads of one K row stay contiguous in global memory.
+            chunks = kp // kc
+            d_local = em.mul(em.rem(em.div(u, chunks), d_pb // v), v)
+            k_local = em.add(em.mul(em.div(u, chunks * (d_pb // v)), kp),
+                             em.mul(em.rem(u, chunks), kc))
+            return d_local, k_local
+        per_line = (self.k_per_block if self.d_first else d_pb) // v
+        c_local = em.mul(em.rem(u, per_line), v)
+        o_local = em.div(u, per_line)
+        return (o_local, c_local) if self.d_first else (c_local, o_local)
+
+    def _unit_store(self, em: Emitter, lds, lds_type, lds_base, u, vals) -> None:
+        d_local, k_local = self._unit_origin(em, u)
+        v, kc = self.vector_width, self.unit_rows
+        vt = vector_type(v, self.elem)
+        if not self.transposing:
+            # The vector is a K run inside one kpack group (d_first, accel), or kpack
+            # is 1 and a D run is contiguous in LDS too.
+            at = em.add(lds_base, self.lds_offset(em, d_local, k_local))
+            self._lds_store(em, vals[0], lds, lds_type, at, vt)
+            return
+        # kc vectors along D become v vectors along K: a transpose in registers, so
+        # LDS is written in kpack runs, not element by element (bank-conflicting 16-bit
+        # stores before: benchmarks/bench_kernel_quality.py, see the module docstring).
+        kt = vector_type(kc, self.elem)
+        for j in range(v):
+            col = em.assign(f"arith.constant dense<{'0' if self.elem in ('i8', 'i32') else '0.0'}>"
+                            f" : {kt}")
+            for r, row in enumerate(vals):
+                x = row if v == 1 else em.assign(
+                    f"vector.extract {row}[{j}] : {self.elem} from {vt}")
+                col = em.assign(f"vector.insert {x}, {col} [{r}] : {self.elem} into {kt}")
+            at = em.add(lds_base, self.lds_offset(em, em.add(d_local, j), k_local))
+            self._lds_store(em, col, lds, lds_type, at, kt)
 
     def _coords(self, em: Emitter, d_local: Value, k_local: Value, d_tile, k_tile):
         """Global (d, k) of a tile element and whether a vector there is valid."""
@@ -182,70 +293,6 @@ class OperandCopy:
         if self.k_extent % self.k_per_block:
             valid = em.and_(valid, em.lt(k, self.k_extent))
         return d, k, valid
-
-    def _copy_vector(self, em: Emitter, lds, lds_type, lds_base, vi, v, g, g_count,
-                     d_tile, k_tile) -> None:
-        if self.layout == "accel":
-            self._copy_accel(em, lds, lds_type, lds_base, vi, v, g, d_tile, k_tile)
-            return
-        d_pb, k_pb = self.d_per_block, self.k_per_block
-        per_line = (k_pb if self.d_first else d_pb) // v
-        c_local = em.mul(em.rem(vi, per_line), v)
-        o_local = em.div(vi, per_line)
-        d_local, k_local = (o_local, c_local) if self.d_first else (c_local, o_local)
-        d, k, valid = self._coords(em, d_local, k_local, d_tile, k_tile)
-        g_idx = em.select(valid, g, g_count)
-        idx = (g_idx, d, k) if self.d_first else (g_idx, k, d)
-        vt = vector_type(v, self.elem)
-        val = self._buffer_load(em, idx, vt)
-        # d_first: the vector is a K run inside one kpack group; otherwise kpack is 1
-        # (transposing copies take _copy_block) and D runs are contiguous in LDS too.
-        self._lds_store(em, val, lds, lds_type,
-                        em.add(lds_base, self.lds_offset(em, d_local, k_local)), vt)
-
-    def _copy_block(self, em: Emitter, lds, lds_type, lds_base, u, v, g, g_count,
-                    d_tile, k_tile, kc: int) -> None:
-        """Unit u: v columns (D) x kc rows (K), read as kc vectors along D and written
-        as v vectors along K, transposed in registers.
-
-        Units run along D first, so a wave's loads of one K row stay contiguous.
-        Measured (benchmarks/bench_kernel_quality.py, B row-major, N=4096): per thread
-        and k-tile, gfx942 128x256 16 x ds_write_b16 -> 2 x ds_write_b128 (kc 8; the
-        16 v_perm-like packs are VALU), LDS write bank-conflict clocks per workgroup
-        15872 -> see the comment at lds_offset.
-        """
-        chunks = self.kpack // kc
-        per_slab = chunks * (self.d_per_block // v)
-        d_local = em.mul(em.rem(em.div(u, chunks), self.d_per_block // v), v)
-        k_local = em.add(em.mul(em.div(u, per_slab), self.kpack), em.mul(em.rem(u, chunks), kc))
-        vt = vector_type(v, self.elem)
-        rows = []
-        for r in range(kc):
-            d, k, valid = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile)
-            rows.append(self._buffer_load(em, (em.select(valid, g, g_count), k, d), vt))
-        kt = vector_type(kc, self.elem)
-        for j in range(v):
-            col = em.assign(f"arith.constant dense<{'0' if self.elem in ('i8', 'i32') else '0.0'}>"
-                            f" : {kt}")
-            for r, row in enumerate(rows):
-                x = row if v == 1 else em.assign(
-                    f"vector.extract {row}[{j}] : {self.elem} from {vt}")
-                col = em.assign(f"vector.insert {x}, {col} [{r}] : {self.elem} into {kt}")
-            at = em.add(lds_base, self.lds_offset(em, em.add(d_local, j), k_local))
-            self._lds_store(em, col, lds, lds_type, at, kt)
-
-    def _copy_accel(self, em: Emitter, lds, lds_type, lds_base, vi, v, g, d_tile, k_tile):
-        i = em.mul(vi, v)
-        kp, d_pb = self.kpack, self.d_per_block
-        idx = (g, d_tile, k_tile, em.div(i, d_pb * kp), em.rem(em.div(i, kp), d_pb),
-               em.rem(i, kp))
-        vt = vector_type(v, self.elem)
-        val = self._buffer_load(em, idx, vt)
-        # The global tile is already in LDS order; only the row swizzle moves it.
-        d_local = em.rem(em.div(i, kp), d_pb)
-        k_local = em.add(em.mul(em.div(i, d_pb * kp), kp), em.rem(i, kp))
-        at = em.add(lds_base, self.lds_offset(em, d_local, k_local))
-        self._lds_store(em, val, lds, lds_type, at, vt)
 
     def _buffer_load(self, em: Emitter, idx, vt: str) -> str:
         names = ", ".join(em.v(x) for x in idx)

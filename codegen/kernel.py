@@ -3,10 +3,15 @@
 Workgroup (x, y, z) = (N tile, M tile, batch); block = numWaves * waveSize threads, 1-D.
 Wave w owns the (w // wavesN, w % wavesN) sub-tile of mPerWave x nPerWave, computed as
 (mPerWave/m) x (nPerWave/n) MMA tiles whose repeats are unrolled. A k-tile loop
-(scf.for, carrying the accumulators) copies kPerBlock of A and B into LDS and runs a
-k-step loop of MMAs over it. scheduleVersion 2 double-buffers LDS: tile t+1 is copied
-into the other buffer while tile t is multiplied, one barrier per k-tile; otherwise one
-buffer and two barriers (copy | multiply | next copy).
+(scf.for, carrying the accumulators, kept rolled in LLVM) copies kPerBlock of A and B
+into LDS and runs a k-step loop of MMAs over it (unrolled by LLVM).
+
+Global loads run one k-tile ahead: the loads of tile t+1 are issued before the MMAs of
+tile t and their values ride in the loop's iter_args until stored to LDS, so the
+global latency hides behind a k-tile of MMAs instead of stalling every k-tile.
+Single buffer (scheduleVersion 1): store t | barrier | load t+1, multiply t | barrier.
+scheduleVersion 2 double-buffers LDS: multiply t | store t+1 into the other buffer,
+load t+2 | barrier; one barrier per k-tile.
 """
 
 from __future__ import annotations
@@ -91,6 +96,13 @@ class GemmKernel:
         elems = self.a.lds_elems + self.b.lds_elems
         return self.buffers * elems * ELEM_BITS[self.in_type] // 8
 
+    def ahead(self, op: OperandCopy) -> bool:
+        """Is this operand's tile loaded a k-tile ahead (held in registers meanwhile)?
+        Only when every held value fills whole dwords: sub-dword scalars (a ragged
+        extent forcing 8/16-bit loads) would take a VGPR each, more than the staging
+        registers the perf-config register estimate allows (tuning/validity.py)."""
+        return op.vector_width * ELEM_BITS[op.elem] >= 32
+
     @property
     def reps(self) -> tuple[int, int]:
         return self.config.m_per_wave // self.mma.m, self.config.n_per_wave // self.mma.n
@@ -140,11 +152,27 @@ class GemmKernel:
         b_col = em.add(em.mul(wave_n, cfg.n_per_wave), mma.b_column(em, lane))
         k_lane = mma.k_base(em, lane)
 
-        def copy(k_tile, buf) -> None:
-            for op, lds, lds_t, d_tile in ((self.a, "%lds_a", lds_a_t, m_tile),
-                                           (self.b, "%lds_b", lds_b_t, n_tile)):
-                op.emit(em, lds, lds_t, em.mul(buf, op.lds_elems), tid, self.block_size,
-                        batch, self.g, d_tile, k_tile)
+        operands = ((self.a, "%lds_a", lds_a_t, m_tile), (self.b, "%lds_b", lds_b_t, n_tile))
+
+        def fetch(k_tile: Value, live: Value) -> list[tuple[str, str]]:
+            """Global loads of k-tile `k_tile` for the operands loaded one tile ahead."""
+            if live == 0:
+                return []
+            return [x for op, _, _, d_tile in operands if self.ahead(op)
+                    for x in op.load(em, tid, batch, self.g, d_tile, k_tile, live)]
+
+        def put(k_tile: Value, buf: Value, staged: list[str]) -> None:
+            """Store k-tile `k_tile` into LDS buffer `buf`: the fetched values, or (for
+            operands not loaded ahead) a copy issued here."""
+            at = 0
+            for op, lds, lds_t, d_tile in operands:
+                base = em.mul(buf, op.lds_elems)
+                if self.ahead(op):
+                    n = op.values_per_thread
+                    op.store(em, lds, lds_t, base, tid, staged[at:at + n])
+                    at += n
+                else:
+                    op.copy(em, lds, lds_t, base, tid, batch, self.g, d_tile, k_tile)
 
         def compute(buf, accs_in: list[str]) -> list[str]:
             steps = cfg.k_per_block // mma.k
@@ -165,32 +193,45 @@ class GemmKernel:
 
             if steps == 1:
                 return one_step(0, accs_in)
-            return _loop(em, steps, accs_in, acc_t, one_step, "ks")
+            return _loop(em, steps, [(x, acc_t) for x in accs_in], one_step, "ks")
 
+        # Global loads run one k-tile ahead of their LDS stores, so their latency hides
+        # behind a k-tile of MMAs; the loaded values ride in the loop's iter_args.
+        n_acc = len(accs)
         if self.buffers == 2:
-            copy(0, 0)
+            put(0, 0, [x for x, _ in fetch(0, 1)])
             em.line("gpu.barrier")
+            staged = fetch(1, em.lt(1, self.k_tiles))
 
-            def k_tile_body(kt, accs_now):
+            def k_tile_body(kt, carried):
+                # Tile kt is in buffer kt % 2; tile kt+1 (fetched last iteration) goes to
+                # the other one, whose readers all passed the previous barrier.
+                out = compute(em.rem(kt, 2), carried[:n_acc])
                 nxt = em.add(kt, 1)
                 more = em.lt(nxt, self.k_tiles)
                 if isinstance(more, str):
                     with em.region(f"scf.if {more}"):
-                        copy(nxt, em.rem(nxt, 2))
+                        put(nxt, em.rem(nxt, 2), carried[n_acc:])
                 elif more:
-                    copy(nxt, em.rem(nxt, 2))
-                out = compute(em.rem(kt, 2), accs_now)
+                    put(nxt, em.rem(nxt, 2), carried[n_acc:])
+                after = em.add(kt, 2)
+                ahead = fetch(after, em.lt(after, self.k_tiles))
                 em.line("gpu.barrier")
-                return out
+                return out + [x for x, _ in ahead]
         else:
-            def k_tile_body(kt, accs_now):
-                copy(kt, 0)
-                em.line("gpu.barrier")
-                out = compute(0, accs_now)
-                em.line("gpu.barrier")
-                return out
+            staged = fetch(0, 1)
 
-        accs = _loop(em, self.k_tiles, accs, acc_t, k_tile_body, "kt", unroll=False)
+            def k_tile_body(kt, carried):
+                put(kt, 0, carried[n_acc:])
+                em.line("gpu.barrier")
+                nxt = em.add(kt, 1)
+                ahead = fetch(nxt, em.lt(nxt, self.k_tiles))
+                out = compute(0, carried[:n_acc])
+                em.line("gpu.barrier")
+                return out + [x for x, _ in ahead]
+
+        accs = _loop(em, self.k_tiles, [(x, acc_t) for x in accs] + staged, k_tile_body, "kt",
+                     unroll=False)[:n_acc]
 
         epilogue = Epilogue(mma=mma, c="%C", c_type=self.c_type, g=self.g, m=self.m, n=self.n,
                             m_per_block=cfg.m_per_block, n_per_block=cfg.n_per_block,
@@ -203,17 +244,18 @@ class GemmKernel:
         epilogue.emit(em, accs, reps_m, reps_n, batch, row_lane, col_lane)
 
 
-def _loop(em: Emitter, trips: int, carried: list[str], carried_t: str, body, hint: str,
-          unroll: bool = True):
-    """scf.for over [0, trips) carrying `carried`; a single trip is inlined.
-    `unroll=False` forbids LLVM to unroll it (NO_UNROLL)."""
+def _loop(em: Emitter, trips: int, carried: list[tuple[str, str]], body, hint: str,
+          unroll: bool = True) -> list[str]:
+    """scf.for over [0, trips) carrying `carried` ((value, type) pairs); a single trip is
+    inlined. `body(iv, values)` returns the next values. `unroll=False` forbids LLVM to
+    unroll it (NO_UNROLL)."""
     if trips == 1:
-        return body(0, carried)
+        return body(0, [x for x, _ in carried])
     iv = em.fresh(hint)
     res = em.fresh(hint + "_res")
     args = [em.fresh("acc") for _ in carried]
-    inits = ", ".join(f"{a} = {c}" for a, c in zip(args, carried))
-    types = ", ".join([carried_t] * len(carried))
+    inits = ", ".join(f"{a} = {c}" for a, (c, _) in zip(args, carried))
+    types = ", ".join(t for _, t in carried)
     footer = "}" if unroll else "} " + NO_UNROLL
     with em.region(f"{res}:{len(carried)} = "
                    + em.for_header(iv, trips, f"iter_args({inits}) -> ({types})"), footer):
@@ -271,7 +313,8 @@ def _build(gemm: GemmOp) -> GemmKernel:
         return OperandCopy(name=name, layout=layout, memref=f"%{name}",
                            memref_type=str(value.type), shape=tuple(shp), elem=elem,
                            d_extent=d_extent, k_extent=shape.k, d_per_block=d_per_block,
-                           kpack_per_block=config.kpack_per_block, kpack=config.kpack)
+                           kpack_per_block=config.kpack_per_block, kpack=config.kpack,
+                           block_size=config.block_size(arch.wave_size))
 
     a = operand("A", gemm.a, gemm.a_layout, shape.m, config.m_per_block)
     b = operand("B", gemm.b, gemm.b_layout, shape.n, config.n_per_block)
