@@ -44,6 +44,25 @@ def memref_info(value: ir.Value) -> tuple[list[int], str]:
     return list(t.shape), str(t.element_type)
 
 
+def _check_plain_buffer(value: ir.Value, name: str) -> None:
+    """A kernel takes each memref as one bare pointer to global memory and indexes it
+    row-major, so a strided view (offset, gaps, permuted strides) or another memory
+    space would be read wrong: reject it rather than compile wrong code."""
+    t = value.type
+    if t.memory_space is not None:
+        raise AccelError(f"{name} must be in the default (global) memory space, got {t}")
+    try:
+        strides, offset = t.get_strides_and_offset()
+    except RuntimeError:  # a layout map that is not strided at all
+        strides, offset = None, None
+    expect, row_major = 1, strides is not None and offset == 0
+    for d, s in reversed(list(zip(t.shape, strides or []))):
+        row_major &= d == 1 or s == expect   # a unit dimension's stride is never used
+        expect *= d
+    if not row_major:
+        raise AccelError(f"{name} must be a contiguous row-major memref, got {t}")
+
+
 def _nonempty(shape: list[int], name: str) -> None:
     # A zero extent has no GEMM to run and would divide by zero in the block arithmetic.
     if 0 in shape:
@@ -251,6 +270,8 @@ class GemmOp:
                              f"(expected one of {', '.join(OUTPUT_TYPES[a_t])})")
         for shp, name in ((a_shape, "A"), (b_shape, "B"), (c_shape, "C")):
             _nonempty(shp, name)
+        for v, name in ((self.a, "A"), (self.b, "B"), (self.c, "C")):
+            _check_plain_buffer(v, name)
         config = self.perf_config
         a_g, a_d, a_k = _plain_view(a_shape, self.a_layout, "A")
         b_g, b_d, b_k = _plain_view(b_shape, self.b_layout, "B")
@@ -412,6 +433,8 @@ class _PackLike:
                 raise AccelError(f"accel operand must be rank 6, got rank {len(packed)}")
             _nonempty(plain, "plain operand")
             _nonempty(packed, "accel operand")
+            _check_plain_buffer(self.plain, "plain operand")
+            _check_plain_buffer(self.packed, "accel operand")
             g, x, y = plain
             d, k = (y, x) if self.transposed else (x, y)
             want = AccelTile.of_shape(packed).shape(g, d, k)
