@@ -158,3 +158,23 @@ class Emitter:
         if a == b:
             return a
         return self.assign(f"arith.select {cond}, {self.v(a)}, {self.v(b)} : i32")
+
+    # ---- vectors -------------------------------------------------------------------
+    def slice(self, vec: str, length: int, start: int, n: int, elem: str) -> str:
+        """Elements [start, start + n) of a vector<length x elem> (a scalar if n = 1).
+
+        Element by element: vector.extract_strided_slice and insert_strided_slice have
+        no ROCDL lowering inside a gpu.module with the pinned bindings; LLVM folds the
+        chain into register moves."""
+        if n == length:
+            return vec
+        src = f"vector<{length}x{elem}>"
+        if n == 1:
+            return self.assign(f"vector.extract {vec}[{start}] : {elem} from {src}")
+        t = f"vector<{n}x{elem}>"
+        zero = "0" if elem.startswith("i") else "0.0"
+        out = self.assign(f"arith.constant dense<{zero}> : {t}")
+        for i in range(n):
+            x = self.assign(f"vector.extract {vec}[{start + i}] : {elem} from {src}")
+            out = self.assign(f"vector.insert {x}, {out} [{i}] : {elem} into {t}")
+        return out

@@ -59,7 +59,7 @@ class Epilogue:
                     col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
                     g_idx = em.select(em.and_(row_ok, col_ok), batch, self.g)
                     idx = ", ".join(em.v(x) for x in (g_idx, row, col))
-                    x = self._slice(em, accs[r * reps_n + c], j, w)
+                    x = em.slice(accs[r * reps_n + c], mma.c_len, j, w, self.acc_elem)
                     out_t = vector_type(w, self.out_elem)
                     if self.accumulate:
                         old = em.assign(f"amdgpu.raw_buffer_load {self.c}[{idx}] : "
@@ -68,22 +68,6 @@ class Epilogue:
                     y = self._narrow(em, x, w)
                     em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
                             f"{out_t} -> {self.c_type}, i32, i32, i32")
-
-    def _slice(self, em: Emitter, acc: str, start: int, w: int) -> str:
-        """Elements [start, start + w) of an accumulator, as a vector (scalar if w = 1)."""
-        acc_t, elem = self.mma.acc_type(), self.acc_elem
-        if w == self.mma.c_len:
-            return acc
-        if w == 1:
-            return em.assign(f"vector.extract {acc}[{start}] : {elem} from {acc_t}")
-        # Element by element: vector.extract_strided_slice has no ROCDL lowering with the
-        # pinned bindings; LLVM folds the chain into register moves.
-        t = vector_type(w, elem)
-        out = em.assign(f"arith.constant dense<{'0' if elem == 'i32' else '0.0'}> : {t}")
-        for i in range(w):
-            x = em.assign(f"vector.extract {acc}[{start + i}] : {elem} from {acc_t}")
-            out = em.assign(f"vector.insert {x}, {out} [{i}] : {elem} into {t}")
-        return out
 
     def _widen(self, em: Emitter, x: str, w: int) -> str:
         if self.out_elem == self.acc_elem:

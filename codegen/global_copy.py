@@ -53,6 +53,7 @@ class OperandCopy:
     kpack_per_block: int
     kpack: int
     block_size: int      # threads sharing the copy
+    swizzle_bit: int = 0  # bit of d // 8 that row_key maps to bank-slot bit 2
     slab_pad: int = 0    # LDS rows of padding after each kpack slab (see row_key)
 
     @property
@@ -96,8 +97,7 @@ class OperandCopy:
         p = self.kpack_per_block
         return 1 if p >= 8 else (8 // p) % 8
 
-    @staticmethod
-    def row_key(em: Emitter, d_local: Value) -> Value:
+    def row_key(self, em: Emitter, d_local: Value) -> Value:
         """XOR applied to the low 3 bits of d: row d sits at d ^ row_key in its slab.
 
         Eight 16-byte rows fill the 32 banks once, so an access is conflict-free when
@@ -116,7 +116,10 @@ class OperandCopy:
         k-steps differ by constant offsets (no extra address registers per k-step).
         """
         x = em.rem(em.div(d_local, 8), 8)
-        return em.add(em.mul(em.rem(x, 2), 4), em.div(x, 2))
+        b = self.swizzle_bit
+        low = em.rem(x, 1 << b)
+        high = em.mul(em.div(x, 2 << b), 1 << b)
+        return em.add(em.add(em.mul(em.rem(em.div(x, 1 << b), 2), 4), high), low)
 
     def lds_offset(self, em: Emitter, d_local: Value, k_local: Value) -> Value:
         """Element offset of tile element (d, k) in [kpackPerBlock][dPerBlock][kpack]

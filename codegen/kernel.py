@@ -150,7 +150,8 @@ class GemmKernel:
         # Lane-invariant parts of the LDS fragment addresses and of the C coordinates.
         a_row = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         b_col = em.add(em.mul(wave_n, cfg.n_per_wave), mma.b_column(em, lane))
-        k_lane = mma.k_base(em, lane)
+        sup = mma.super_step(cfg.k_per_block, cfg.kpack, ELEM_BITS[self.in_type])
+        k_lane = mma.k_base(em, lane, sup)
 
         operands = ((self.a, "%lds_a", lds_a_t, m_tile), (self.b, "%lds_b", lds_b_t, n_tile))
 
@@ -175,21 +176,27 @@ class GemmKernel:
                     op.copy(em, lds, lds_t, base, tid, batch, self.g, d_tile, k_tile)
 
         def compute(buf, accs_in: list[str]) -> list[str]:
-            steps = cfg.k_per_block // mma.k
+            steps = cfg.k_per_block // (mma.k * sup)
             base_a, base_b = em.mul(buf, self.a.lds_elems), em.mul(buf, self.b.lds_elems)
+            r_len, run = mma.instr.a_len, mma.instr.a_len * sup
 
             def one_step(ks, accs_now):
-                k0 = em.add(em.mul(ks, mma.k), k_lane)
-                a_frags = [lds_fragment(em, self.a, "%lds_a", lds_a_t, base_a,
-                                        em.add(a_row, r * mma.m), k0, mma.instr.a_len)
-                           for r in range(reps_m)]
-                b_frags = [lds_fragment(em, self.b, "%lds_b", lds_b_t, base_b,
-                                        em.add(b_col, c * mma.n), k0, mma.instr.b_len)
-                           for c in range(reps_n)]
-                # C^T = B^T * A^T (codegen/mma.py): B is the instruction's first operand.
-                return [mma.emit(em, b_frags[c], a_frags[r], accs_now[r * reps_n + c],
-                                 self.in_type)
-                        for r in range(reps_m) for c in range(reps_n)]
+                # One LDS read per operand tile serves `sup` k-steps (MmaLayout.super_step).
+                k0 = em.add(em.mul(ks, mma.k * sup), k_lane)
+                a_runs = [lds_fragment(em, self.a, "%lds_a", lds_a_t, base_a,
+                                       em.add(a_row, r * mma.m), k0, run)
+                          for r in range(reps_m)]
+                b_runs = [lds_fragment(em, self.b, "%lds_b", lds_b_t, base_b,
+                                       em.add(b_col, c * mma.n), k0, run)
+                          for c in range(reps_n)]
+                for s in range(sup):
+                    a_frags = [em.slice(x, run, s * r_len, r_len, self.in_type) for x in a_runs]
+                    b_frags = [em.slice(x, run, s * r_len, r_len, self.in_type) for x in b_runs]
+                    # C^T = B^T * A^T (codegen/mma.py): B is the instruction's first operand.
+                    accs_now = [mma.emit(em, b_frags[c], a_frags[r], accs_now[r * reps_n + c],
+                                         self.in_type)
+                                for r in range(reps_m) for c in range(reps_n)]
+                return accs_now
 
             if steps == 1:
                 return one_step(0, accs_in)
@@ -314,7 +321,8 @@ def _build(gemm: GemmOp) -> GemmKernel:
                            memref_type=str(value.type), shape=tuple(shp), elem=elem,
                            d_extent=d_extent, k_extent=shape.k, d_per_block=d_per_block,
                            kpack_per_block=config.kpack_per_block, kpack=config.kpack,
-                           block_size=config.block_size(arch.wave_size))
+                           block_size=config.block_size(arch.wave_size),
+                           swizzle_bit=mma.swizzle_bit)
 
     a = operand("A", gemm.a, gemm.a_layout, shape.m, config.m_per_block)
     b = operand("B", gemm.b, gemm.b_layout, shape.n, config.n_per_block)

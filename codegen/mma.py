@@ -79,8 +79,36 @@ class MmaLayout:
         """The row of A (within the MMA tile) that `lane` feeds as Y, and its row of C."""
         return em.rem(lane, self.n)
 
-    def k_base(self, em: Emitter, lane: Value) -> Value:
-        return em.mul(self.k_run_stride, em.div(lane, self.lane_group))
+    def super_step(self, k_per_block: int, kpack: int, elem_bits: int) -> int:
+        """How many consecutive k-steps a lane serves from one LDS read.
+
+        The K order inside the instruction is not observable (LAYOUTS.md): any one
+        permutation of K applied to both operands leaves the product unchanged. So
+        over S k-steps (S*K values of K) lane group h takes the contiguous run
+        [h*S*R, (h+1)*S*R) (R = a_len) instead of S runs of R strided by K, and reads
+        it as one vector of S*R elements, at most 128 bits and inside one kpack group.
+        gfx1100 has no K split between lanes (the half-waves replicate), so S = 1.
+        """
+        r = self.instr.a_len
+        if self.k_run_stride != r:
+            return 1
+        width = min(kpack, 128 // elem_bits)
+        s = 1
+        while 2 * s * r <= width and (k_per_block // self.k) % (2 * s) == 0:
+            s *= 2
+        return s
+
+    def k_base(self, em: Emitter, lane: Value, super_step: int = 1) -> Value:
+        """First K (within a super-step of `super_step` k-steps) of `lane`'s run."""
+        return em.mul(super_step * self.k_run_stride, em.div(lane, self.lane_group))
+
+    @property
+    def swizzle_bit(self) -> int:
+        """The bit of the 8-row block index (d // 8) that tells apart rows one LDS read
+        serves together (8 lanes of 128 bits): sigma pairs rows i and i+8 on gfx1100,
+        i and i+16 on MFMA 32x32; elsewhere those rows are one block (bit 0 is as good
+        as any). codegen/global_copy.py, row_key, maps this bit to bank-slot bit 2."""
+        return 1 if self.instr.kind == "mfma" and self.m == 32 else 0
 
     def c_col_base(self, em: Emitter, lane: Value) -> Value:
         """Column of C (within the MMA tile) of `lane`'s accumulator element 0."""
