@@ -12,7 +12,6 @@ error leaves no output behind.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from typing import Sequence
@@ -20,7 +19,9 @@ from typing import Sequence
 from accel.api import compile_gemm, compile_module
 from accel.diagnostics import AccelError
 from accel.target.database import ARCHES
-from accel.tools.cli_common import errors_in, read_input, run_cli, write_output_atomic
+from accel.tools.cli_common import (
+    ArgumentParser, errors_in, read_input, run_cli, write_output_atomic,
+)
 
 PROG = "accel-compile"
 IN_TYPES = ("f16", "bf16", "i8", "f32")
@@ -30,8 +31,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_cli(_main, argv, prog=PROG)
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+def _parser() -> ArgumentParser:
+    p = ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("input", nargs="?", help="an .mlir file with accel.gemm ops ('-' = stdin); "
                    "without it the GEMM is given by -m/-n/-k")
     p.add_argument("--arch", choices=tuple(ARCHES), help="target chip (default: the input's)")
@@ -56,6 +57,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    # The JSON goes into the output directory, never beside or above it.
+    if args.name is not None and (not args.name or os.sep in args.name
+                                  or args.name in (os.curdir, os.pardir)):
+        raise AccelError(f"--name must be a plain file name, got '{args.name}'")
     if args.input is not None:
         gemm_flags = [f for f, v in (("-m", args.m), ("-n", args.n), ("-k", args.k),
                                      ("--perf-config", args.perf_config)) if v is not None]
@@ -92,7 +97,10 @@ def write_result(result, output_dir: str, name: str) -> list[str]:
         outputs.append((f"{k.symbol}.hsaco", k.code_object))
         outputs.append((f"{k.symbol}.s", k.assembly))
     outputs.append((f"{name}.json", json.dumps(result.metadata(), indent=2) + "\n"))
-    os.makedirs(output_dir, exist_ok=True)
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+    except OSError as e:
+        raise AccelError(f"cannot create output directory '{output_dir}': {e.strerror}") from None
     written = []
     try:
         for fname, data in outputs:

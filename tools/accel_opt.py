@@ -27,7 +27,7 @@ from accel.pipelines.textual import (
 )
 from accel.tools import diagnostic_verifier as dv
 from accel.tools.cli_common import (
-    errors_in, mlir_error, read_input, run_cli, write_output_atomic,
+    ArgumentParser, errors_in, mlir_error, read_input, run_cli, write_output_atomic,
 )
 
 PROG = "accel-opt"
@@ -61,9 +61,9 @@ def _pass_from_flag(passes, name: str, value: str) -> AccelPass:
     return passes[name].from_options(opts)
 
 
-def _arg_parser(passes: dict[str, type[AccelPass]]) -> argparse.ArgumentParser:
+def _arg_parser(passes: dict[str, type[AccelPass]]) -> ArgumentParser:
     pass_help = "\n".join(f"  --{n}[='opt=val ...']  {passes[n].SUMMARY}" for n in sorted(passes))
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Parse, verify, transform and print MLIR with accel ops.",
         epilog=f"pass flags (run in command-line order; see --list-passes):\n{pass_help}")
@@ -257,7 +257,8 @@ def _main(argv: Sequence[str] | None) -> int:
             failed |= bool(problems)
         else:
             for d in produced:
-                print(d.render(), file=sys.stderr)
+                # A diagnostic without a position is the tool's, as in run_cli.
+                print(d.render() if d.file else f"{PROG}: {d.render()}", file=sys.stderr)
             failed |= result is None
         if result is not None:
             outputs.append(result)

@@ -30,6 +30,9 @@ from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled, r
 from accel.sim.arch import ARCHS, sim_arch
 from accel.sim.host import find_symbol
 from accel.sim.types import is_float, memref_info, mlir_name
+from accel.tools.cli_common import ArgumentParser, errors_in, run_cli
+
+PROG = "accel-run"
 
 
 def _triple(text: str) -> tuple[int, int, int]:
@@ -186,20 +189,11 @@ def _add_host_args(p):
                    help="report LDS races instead of stopping at the first")
 
 
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        v = 0
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
-    return v
-
-
 def _add_gemm_args(p):
     p.add_argument("--arch", choices=sorted(ARCHS), required=True)
+    # Extents are checked by the compiler, with the same message as accel-compile's.
     for flag in ("g", "m", "n", "k"):
-        p.add_argument(f"-{flag}", type=_positive, required=flag != "g", default=1)
+        p.add_argument(f"-{flag}", type=int, required=flag != "g", default=1)
     p.add_argument("-t", "--type", choices=("f16", "bf16", "i8", "f32"), default="f16")
     p.add_argument("--out-type", choices=("f16", "bf16", "f32", "i32"), default=None)
     p.add_argument("--trans-a", action="store_true", help="A stored as [G, K, M]")
@@ -229,20 +223,23 @@ def _check_readable(path: str):
 
 
 def main(argv=None) -> int:
+    return run_cli(_main, argv, prog=PROG)
+
+
+def _main(argv) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in COMMANDS and argv[0] not in ("-h", "--help"):
         argv.insert(0, "kernel")
-    ap = argparse.ArgumentParser(prog="accel-run", description="Run kernels on the "
-                                 "accel CPU simulator.")
+    ap = ArgumentParser(prog=PROG, description="Run kernels on the accel CPU simulator.")
     sub = ap.add_subparsers(dest="command", required=True)
     for name, (help_text, add_args, _) in COMMANDS.items():
         add_args(sub.add_parser(name, help=help_text))
     opts = ap.parse_args(argv)
-    try:
+    file = getattr(opts, "file", None)
+    if file is None:
         return COMMANDS[opts.command][2](opts)
-    except AccelError as err:
-        print(err.render(getattr(opts, "file", None)), file=sys.stderr)
-        return 1
+    with errors_in(file):
+        return COMMANDS[opts.command][2](opts)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ one perf config and prints the rules it breaks (exit 1 if any).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Sequence
 
@@ -19,13 +18,13 @@ from accel.diagnostics import AccelError
 from accel.dialect.ops import ACCUMULATOR, GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ARCHES, get_arch
-from accel.tools.cli_common import run_cli
+from accel.tools.cli_common import ArgumentParser, run_cli
 from accel.tuning.selection import select
 from accel.tuning.validity import check_config
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+def _parser() -> ArgumentParser:
+    p = ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("--arch", required=True, choices=sorted(ARCHES))
     p.add_argument("-g", type=int, default=1, help="batch count G")
     p.add_argument("-m", type=int, required=True)
@@ -50,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    if args.top < 0:
+        raise AccelError(f"--top must be 0 (all) or positive, got {args.top}")
     arch = get_arch(args.arch, args.cu_count)
     shape = GemmShape(args.g, args.m, args.n, args.k)
     out_type = args.out_type or ACCUMULATOR.get(args.in_type, "f32")

@@ -11,6 +11,7 @@ location in "-" is then reported in the real file.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -23,6 +24,14 @@ from accel.diagnostics import AccelError
 STDIN_NAME = "<stdin>"
 # The buffer name MLIR's Python parser gives every location.
 PARSER_BUFFER = "-"
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line, like every other diagnostic:
+    `prog: error: message`, exit code 2 (argparse's code for a usage error)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def read_input(path: str) -> tuple[str, str]:
@@ -135,17 +144,19 @@ def run_cli(main_fn: Callable[[Sequence[str] | None], int], argv: Sequence[str] 
     """Run `main_fn(argv)` and return its exit code; errors become one line on stderr.
 
     An AccelError prints `file:line:col: error: message` (or `prog: error: message`
-    when it has no location) and gives 1; Ctrl-C gives 130; a closed stdout pipe
+    when its location names no position) and gives 1; Ctrl-C gives 130; a closed stdout pipe
     (`tool | head`) ends quietly with 1.
     """
     try:
         return main_fn(argv)
     except AccelError as e:
-        print(e.render() if e.location is not None else f"{prog}: {e.render()}",
+        print(e.render() if e.file_line_col() is not None else f"{prog}: {e.render()}",
               file=sys.stderr)
         return 1
     except ir.MLIRError as e:
-        print(mlir_error(e).render(), file=sys.stderr)
+        err = mlir_error(e)
+        print(err.render() if err.file_line_col() is not None else f"{prog}: {err.render()}",
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
-from accel.dialect.ops import GemmShape
+from accel.dialect.ops import OUTPUT_TYPES, GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model
@@ -183,6 +183,9 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
     """
     if not arch.supports(in_type) or in_type not in ELEMENT_BYTES:
         raise AccelError(f"element type {in_type} has no MMA instruction on {arch.name}")
+    if out_type not in OUTPUT_TYPES.get(in_type, ()):
+        raise AccelError(f"output type {out_type} is not supported for {in_type} inputs "
+                         f"(expected one of {', '.join(OUTPUT_TYPES.get(in_type, ()))})")
     if min(shape.g, shape.m, shape.n, shape.k) < 1:
         raise AccelError(f"GEMM extents must be positive, got G={shape.g} M={shape.m} "
                          f"N={shape.n} K={shape.k}")

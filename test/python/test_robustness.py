@@ -35,7 +35,7 @@ TOOLS = {"accel-opt": accel_opt.main, "accel-compile": accel_compile.main,
 CONFIG = "v4:32,32,4,16,16,16,8,1,1,2,0,0,1,1"
 GEMM_FLAGS = ["--arch", "gfx942", "-m", "64", "-n", "48", "-k", "32"]
 # One diagnostic: `file:line:col: error: ...` or `tool: error: ...`; MLIR may add notes.
-ERROR_LINE = re.compile(r"^(\S.*?:\d+:\d+|[\w-]+): error: \S")
+ERROR_LINE = re.compile(r"^(\S.*?:\d+:\d+|accel-[a-z]+( [a-z]+)?): error: \S")
 NOTE_LINE = re.compile(r"^\S.*?:\d+:\d+: note: ")
 
 
@@ -113,3 +113,123 @@ def test_pack_operand_must_be_a_plain_global_buffer(tmp_path):
             "strided<[4096, 64, 1]>>, memref<1x2x1x4x32x8xf16>) -> ()\n  return\n}\n")
     rc, err, _ = run_on_text("accel-opt", tmp_path, text)
     assert "plain operand must be a contiguous row-major memref" in assert_one_error(rc, err)
+
+
+# ---- the command lines --------------------------------------------------------------
+@pytest.fixture
+def inputs(tmp_path):
+    """Placeholders for the command-line table: real files of every bad kind."""
+    (tmp_path / "gemm.mlir").write_text(gemm_text())
+    (tmp_path / "empty.mlir").write_text("")
+    (tmp_path / "binary.mlir").write_bytes(bytes(range(256)) * 4)
+    (tmp_path / "latin1.mlir").write_bytes(gemm_text().replace("@g", "@g\xe9").encode("latin-1"))
+    (tmp_path / "a_file").write_text("not a directory\n")
+    (tmp_path / "out").mkdir()
+    return {"{gemm}": str(tmp_path / "gemm.mlir"), "{empty}": str(tmp_path / "empty.mlir"),
+            "{binary}": str(tmp_path / "binary.mlir"), "{latin1}": str(tmp_path / "latin1.mlir"),
+            "{missing}": str(tmp_path / "no_such.mlir"), "{dir}": str(tmp_path),
+            "{file}": str(tmp_path / "a_file"), "{out}": str(tmp_path / "out")}
+
+
+def expand(argv: list[str], inputs: dict[str, str]) -> list[str]:
+    out = []
+    for a in argv:
+        for k, v in inputs.items():
+            a = a.replace(k, v)
+        out.append(a)
+    return out
+
+
+# (tool, arguments, exit code, text the one error line contains)
+USAGE_ERRORS = [
+    ("accel-opt", ["{gemm}", "--no-such-flag"], "unrecognized arguments: --no-such-flag"),
+    ("accel-opt", ["{gemm}", "{gemm}"], "unrecognized arguments"),
+    ("accel-compile", GEMM_FLAGS + ["-m", "sixty"], "argument -m: invalid int value"),
+    ("accel-compile", GEMM_FLAGS + ["-t", "f64"], "argument -t/--type: invalid choice"),
+    ("accel-compile", ["--arch", "gfx90a", "-m", "1", "-n", "1", "-k", "1"], "invalid choice"),
+    ("accel-select", ["-m", "1", "-n", "1", "-k", "1"], "required: --arch"),
+    ("accel-select", GEMM_FLAGS + ["--top", "ten"], "argument --top: invalid int value"),
+    ("accel-run", [], "required: command"),
+    ("accel-run", ["gemm", "--arch", "gfx942"], "required: -m, -n, -k"),
+    ("accel-run", ["kernel", "{gemm}", "--kernel", "k", "--block", "0"], "argument --block"),
+    ("accel-run", ["kernel", "{gemm}", "--kernel", "k", "--block", "64", "--grid", "1,2,3,4"],
+     "argument --grid"),
+]
+
+
+@pytest.mark.parametrize("tool, argv, message", USAGE_ERRORS)
+def test_usage_error_is_one_line_and_exit_2(tool, argv, message, inputs):
+    rc, err, out = run_main(tool, expand(argv, inputs))
+    line = assert_one_error(rc, err, code=2)
+    assert line.startswith(tool) and message in line and line.endswith("(see --help)")
+    assert out == ""
+
+
+INPUT_ERRORS = [
+    # unreadable inputs
+    ("accel-opt", ["{missing}"], "accel-opt: error: cannot open input file"),
+    ("accel-opt", ["{dir}"], "Is a directory"),
+    ("accel-opt", ["{binary}"], "is not UTF-8 text"),
+    ("accel-opt", ["{latin1}"], "is not UTF-8 text"),
+    ("accel-opt", ["{binary}", "--migraphx"], "is not UTF-8 text"),
+    ("accel-compile", ["{missing}"], "cannot open input file"),
+    ("accel-compile", ["{dir}"], "Is a directory"),
+    ("accel-compile", ["{binary}"], "is not UTF-8 text"),
+    ("accel-compile", ["{empty}"], "the module has no 'accel.gemm' to compile"),
+    ("accel-run", ["kernel", "{missing}", "--kernel", "k", "--block", "64"], "cannot read"),
+    ("accel-run", ["{dir}", "--kernel", "k", "--block", "64"], "Is a directory"),
+    ("accel-run", ["kernel", "{binary}", "--kernel", "k", "--block", "64"], "binary.mlir:1:2: error:"),
+    ("accel-run", ["host", "{empty}", "--func", "f"], "no func.func @f"),
+    # bad option values, each reported by the tool as `tool: error: ...`
+    ("accel-opt", ["{gemm}", "--accel-affix-perf-config=cu-count=-1"],
+     "accel-opt: error: option 'cu-count' of 'accel-affix-perf-config' must be >= 0"),
+    ("accel-opt", ["{gemm}", "--accel-from-linalg=arch=gfx1"], "accel-opt: error: unknown arch"),
+    ("accel-opt", ["{gemm}", "--accel-layout=a=diagonal"], "must be one of"),
+    ("accel-opt", ["{gemm}", "--accel-kernel-pipeline=format=elf"], "must be one of bin, isa"),
+    ("accel-opt", ["{gemm}", "--pass-pipeline=builtin.module(accel-layout{a=accel"],
+     "unbalanced brackets"),
+    ("accel-opt", ["{gemm}", "--pass-pipeline=builtin.module(no-such-pass)"],
+     "invalid pass pipeline"),
+    ("accel-opt", ["{gemm}", "--accel-affix-perf-config=perf-config=v4:1,2"],
+     "gemm.mlir:2:3: error: perf config 'v4:1,2': v4 takes 14 fields, got 2"),
+    ("accel-compile", GEMM_FLAGS + ["-m", "0"], "accel-compile: error: m must be a positive"),
+    ("accel-compile", GEMM_FLAGS + ["-g", "-2"], "g must be a positive integer"),
+    ("accel-compile", GEMM_FLAGS + ["-m", str(2**31)], "too large for 32-bit buffer offsets"),
+    ("accel-compile", GEMM_FLAGS + ["--out-type", "i32"], "output type i32 is not supported"),
+    ("accel-compile", GEMM_FLAGS + ["--trans-a", "--a-layout", "accel", "--perf-config", CONFIG],
+     "both transposed and in the accel layout"),
+    ("accel-compile", ["{gemm}", "-m", "3"], "-m cannot be combined with an input file"),
+    ("accel-run", ["gemm"] + GEMM_FLAGS + ["-m", "0"], "accel-run: error: m must be a positive"),
+    ("accel-run", ["gemm"] + GEMM_FLAGS + ["--perf-config", "v9:1"], "accel-run: error: perf"),
+    ("accel-select", GEMM_FLAGS + ["-m", "0"], "accel-select: error: GEMM extents must be"),
+    ("accel-select", GEMM_FLAGS + ["--out-type", "float"], "output type float is not supported"),
+    ("accel-select", GEMM_FLAGS + ["--out-type", "i8"], "output type i8 is not supported"),
+    ("accel-select", GEMM_FLAGS + ["-t", "f64"], "element type f64 has no MMA instruction"),
+    ("accel-select", GEMM_FLAGS + ["--cu-count", "0"], "CU count must be positive"),
+    ("accel-select", GEMM_FLAGS + ["--top", "-1"], "--top must be 0 (all) or positive"),
+    ("accel-select", GEMM_FLAGS + ["--check", "v4:32"], "v4 takes 14 fields"),
+]
+
+
+@pytest.mark.parametrize("tool, argv, message", INPUT_ERRORS)
+def test_bad_input_is_one_line_and_exit_1(tool, argv, message, inputs, tmp_path):
+    before = files_in(tmp_path)
+    rc, err, out = run_main(tool, expand(argv, inputs))
+    assert message in assert_one_error(rc, err)
+    assert out == ""
+    assert files_in(tmp_path) == before
+
+
+@pytest.mark.parametrize("out_dir", ["{file}", "{file}/sub"])
+def test_compile_into_an_unusable_directory(out_dir, inputs, tmp_path):
+    before = files_in(tmp_path)
+    rc, err, _ = run_main("accel-compile", GEMM_FLAGS + ["-o", expand([out_dir], inputs)[0]])
+    assert "cannot create output directory" in assert_one_error(rc, err)
+    assert files_in(tmp_path) == before
+
+
+@pytest.mark.parametrize("name", ["", "..", "../escaped", "sub/name"])
+def test_compile_name_must_stay_in_the_output_directory(name, inputs, tmp_path):
+    rc, err, _ = run_main("accel-compile", GEMM_FLAGS + ["-o", inputs["{out}"], "--name", name])
+    assert "--name must be a plain file name" in assert_one_error(rc, err)
+    assert files_in(tmp_path / "out") == [] and "escaped.json" not in files_in(tmp_path.parent)

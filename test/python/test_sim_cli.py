@@ -142,4 +142,4 @@ def test_gemm_mode_unsupported_types_have_no_position(capsys):
     rc = main(["gemm", "--arch", "gfx942", "-m", "8", "-n", "8", "-k", "8",
                "--out-type", "i32"])
     err = capsys.readouterr().err.strip()
-    assert rc == 1 and err.startswith("error: output type i32 is not supported")
+    assert rc == 1 and err.startswith("accel-run: error: output type i32 is not supported")
