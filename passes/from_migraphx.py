@@ -125,7 +125,11 @@ class _FuncLowering:
         self.loc = f.location
         self.values: dict = {}          # old ir.Value -> _Tensor
         self.written: set[int] = set()  # results already stored in their out-parameter
-        arch = f.attributes["arch"].value if "arch" in f.attributes else arch_option
+        arch = arch_option
+        if "arch" in f.attributes:
+            if not isinstance(f.attributes["arch"], ir.StringAttr):
+                raise AccelError("MIGraphX function attribute 'arch' must be a string", self.loc)
+            arch = f.attributes["arch"].value
         if not arch:
             raise AccelError("MIGraphX function has no 'arch' attribute and no arch option "
                              "was given", self.loc)
@@ -246,11 +250,10 @@ class _FuncLowering:
         if name not in op.attributes or not isinstance(op.attributes[name], ir.ArrayAttr):
             raise AccelError(f"'{op.name}' requires an integer array attribute '{name}'",
                              op.location)
-        try:
-            return [a.value for a in op.attributes[name]]
-        except AttributeError:
-            raise AccelError(f"'{op.name}' attribute '{name}' must hold integers",
-                             op.location) from None
+        values = list(op.attributes[name])
+        if not all(isinstance(a, ir.IntegerAttr) for a in values):
+            raise AccelError(f"'{op.name}' attribute '{name}' must hold integers", op.location)
+        return [a.value for a in values]
 
     def _transpose_view(self, op, view: View) -> View:
         perm = self._int_list(op, "permutation")
@@ -261,6 +264,8 @@ class _FuncLowering:
 
     def _reshape_view(self, op, view: View) -> View | None:
         dims = self._int_list(op, "dims")
+        if min(dims, default=1) < 1:
+            raise AccelError(f"reshape dims {dims} must be positive", op.location)
         if prod(dims) != prod(view.shape):
             raise AccelError(f"reshape to {dims} changes the element count "
                              f"({prod(view.shape)} -> {prod(dims)})", op.location)
@@ -329,6 +334,9 @@ class _FuncLowering:
         config_text = None
         config = None
         if "perf_config" in op.attributes:
+            if not isinstance(op.attributes["perf_config"], ir.StringAttr):
+                raise AccelError("'migraphx.dot' attribute 'perf_config' must be a string",
+                                 op.location)
             config_text = op.attributes["perf_config"].value
             try:
                 config = PerfConfig.parse(config_text, self.mma_kind)

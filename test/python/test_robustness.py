@@ -233,3 +233,61 @@ def test_compile_name_must_stay_in_the_output_directory(name, inputs, tmp_path):
     rc, err, _ = run_main("accel-compile", GEMM_FLAGS + ["-o", inputs["{out}"], "--name", name])
     assert "--name must be a plain file name" in assert_one_error(rc, err)
     assert files_in(tmp_path / "out") == [] and "escaped.json" not in files_in(tmp_path.parent)
+
+
+# ---- seed 001's MIGraphX module, mutated ------------------------------------------------
+SEED_MUTATIONS = [
+    # (name, old text, new text, "line:col: error: ..." expected)
+    ("duplicate permutation index", "permutation = [0, 1, 4, 2, 3, 5]",
+     "permutation = [0, 1, 4, 4, 3, 5]", "3:5: error: permutation [0, 1, 4, 4, 3, 5] is not"),
+    ("short permutation", "permutation = [0, 1, 4, 2, 3, 5]", "permutation = [0, 1, 4]",
+     "3:5: error: permutation [0, 1, 4] is not a permutation"),
+    ("float in permutation", "permutation = [0, 1, 4, 2, 3, 5]",
+     "permutation = [0.0, 1, 4, 2, 3, 5]", "3:5: error: 'migraphx.transpose' attribute "
+     "'permutation' must hold integers"),
+    ("permutation not an array", "permutation = [0, 1, 4, 2, 3, 5]", 'permutation = "x"',
+     "3:5: error: 'migraphx.transpose' requires an integer array attribute 'permutation'"),
+    ("wrong reshape dims", "dims = [1, 128, 5120]", "dims = [1, 128, 5121]",
+     "5:5: error: reshape to [1, 128, 5121] changes the element count"),
+    ("negative reshape dims", "dims = [1, 128, 5120]", "dims = [1, -128, -5120]",
+     "5:5: error: reshape dims [1, -128, -5120] must be positive"),
+    ("zero reshape dim", "dims = [1, 128, 5120]", "dims = [0, 128, 5120]",
+     "5:5: error: reshape dims [0, 128, 5120] must be positive"),
+    ("huge reshape dim", "dims = [1, 128, 5120]", "dims = [1, 99999999999999999999, 5120]",
+     "5:62: error: integer constant out of range"),
+    ("unknown op", "migraphx.reshape %aTranspose", "migraphx.frobnicate %aTranspose",
+     "5:5: error: 'migraphx.frobnicate' is not supported by accel-from-migraphx"),
+    ("missing closing brace", "  }\n}\n", "  }\n", "error: unexpected end of input"),
+    ("extra closing brace", "  }\n}\n", "  }\n}\n}\n", "12:1: error: unexpected '}'"),
+    ("result type", "-> <1x128x1280xf16, 163840x1280x1>", "-> <1x128x1280xf32, 163840x1280x1>",
+     "9:12: error: '%0' has type"),
+    ("strides", "<1x4x80x8x32x8xf16, 655360x163840x2048x256x8x1>, %b",
+     "<1x4x80x8x32x8xf16, 655360x163840>, %b", "2:30: error: MIGraphX shaped type"),
+    ("element type", "xf16", "xf64", "8:5: error: element type f64 is not supported on gfx942"),
+    ("perf config not a string", 'perf_config="v3:32,32,8,16,16,8,1,2,2,1,1"', "perf_config=3",
+     "8:5: error: 'migraphx.dot' attribute 'perf_config' must be a string"),
+    ("perf config field count", 'perf_config="v3:32,32,8,16,16,8,1,2,2,1,1"',
+     'perf_config="v3:32"', "8:5: error: perf config 'v3:32': v3 takes 11 fields, got 1"),
+    ("arch not a string", 'arch = "gfx942"', "arch = 942",
+     "2:3: error: MIGraphX function attribute 'arch' must be a string"),
+    ("unknown arch", 'arch = "gfx942"', 'arch = "gfx908"', "2:3: error: unknown arch 'gfx908'"),
+    ("one dot operand", "migraphx.dot %aReshaped, %bTranspose2", "migraphx.dot %aReshaped",
+     "8:5: error: 'migraphx.dot' has 1 operand(s) but 2 operand type(s)"),
+    ("undefined value", "migraphx.dot %aReshaped,", "migraphx.dot %nope,",
+     "8:23: error: use of undefined value '%nope'"),
+    ("non-ASCII name", "%aTranspose =", "%aTr\u00e4nspose =", "3:9: error: unexpected character"),
+    ("no return", "    return %0 : !migraphx.shaped<1x128x1280xf16, 163840x1280x1>\n", "",
+     "2:3: error: function @mfma_layout has no return"),
+]
+
+
+@pytest.mark.parametrize("old, new, expected", [m[1:] for m in SEED_MUTATIONS],
+                         ids=[m[0] for m in SEED_MUTATIONS])
+def test_seed_001_mutation_is_a_located_error(old, new, expected, tmp_path):
+    text = SEED_001.replace("##TOKEN_ARCH##", "gfx942")
+    assert old in text
+    rc, err, out = run_on_text("accel-opt", tmp_path, text.replace(old, new),
+                               "--accel-from-migraphx", "-o", str(tmp_path / "out.mlir"))
+    line = assert_one_error(rc, err)
+    assert line.startswith(str(tmp_path / "input.mlir") + ":") and expected in line, line
+    assert files_in(tmp_path) == ["input.mlir"]
