@@ -32,6 +32,9 @@ class Emitter:
         self._const_lines: list[str] = []
         self._indent = indent
         self._next = 0
+        # Pure ops already emitted, per open region (innermost last): the same
+        # right-hand side reuses its value instead of being emitted again.
+        self._seen: list[dict[str, str]] = [{}]
 
     # ---- text ------------------------------------------------------------------
     def fresh(self, hint: str = "v") -> str:
@@ -42,18 +45,31 @@ class Emitter:
         self._lines.append("  " * self._indent + text)
 
     def assign(self, rhs: str, hint: str = "v") -> str:
+        """`%name = rhs`. Pure ops (arith, vector element moves) are emitted once per
+        region: index math repeats across MMA repeats and copy units, and every
+        duplicate is IR that the lowering and LLVM would otherwise process."""
+        pure = rhs.startswith(("arith.", "vector.extract ", "vector.insert "))
+        if pure:
+            for scope in reversed(self._seen):
+                if rhs in scope:
+                    return scope[rhs]
         name = self.fresh(hint)
         self.line(f"{name} = {rhs}")
+        if pure:
+            self._seen[-1][rhs] = name
         return name
 
     @contextmanager
     def region(self, header: str, footer: str = "}"):
-        """`header {` ... `footer` with the body indented."""
+        """`header {` ... `footer` with the body indented; values defined inside are
+        not reused after it."""
         self.line(header + " {")
         self._indent += 1
+        self._seen.append({})
         try:
             yield
         finally:
+            self._seen.pop()
             self._indent -= 1
             self.line(footer)
 

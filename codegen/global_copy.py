@@ -97,38 +97,49 @@ class OperandCopy:
         p = self.kpack_per_block
         return 1 if p >= 8 else (8 // p) % 8
 
-    def row_key(self, em: Emitter, d_local: Value) -> Value:
-        """XOR applied to the low 3 bits of d: row d sits at d ^ row_key in its slab.
+    def row_key(self, em: Emitter, block: Value) -> Value:
+        """XOR for the low 3 bits of the rows of 8-row block `block` (= d // 8): row d
+        sits at d ^ row_key(d // 8) in its slab.
 
         Eight 16-byte rows fill the 32 banks once, so an access is conflict-free when
         the rows it touches at once land on distinct slots (row position % 8, slab
-        padding included). The key is g(x) = 4*(x%2) + x//2 of the 8-row block
-        x = (d//8) % 8, which keeps distinct:
-          - a wave's fragment reads of consecutive d (one block, one key), and the
-            gfx1100 reads of rows {0..3, 8..11} (sigma in codegen/mma.py): g(2c) and
-            g(2c+1) differ in bit 2;
-          - a transposing copy's writes of rows 8u + j for consecutive units u: g is
-            a bijection of 3 bits.
+        padding included). With x = block % 8 the key g(x) moves bit b = swizzle_bit of
+        x to bit 2 and keeps the other two bits in order, so it keeps distinct:
+          - a wave's fragment reads of consecutive d (one block, one key), and the reads
+            of rows d and d + 8 (gfx1100) or d + 16 (MFMA 32x32) that sigma
+            (codegen/mma.py) puts in one 8-lane read group: bit b tells those blocks
+            apart, and bit 2 of the key moves them to the other half of the slots;
+          - a transposing copy's writes of rows 8u + j for consecutive units u: g is a
+            bijection of 3 bits.
         A K-contiguous copy writes row t // P of slab t % P from lane t (P =
         kpackPerBlock); padding each slab by 8/P rows (1 when P >= 8) puts those on
-        distinct slots. The XOR only touches the low 3 bits, so it stays in its
-        block, and the key depends on d alone, so a lane's reads in successive
-        k-steps differ by constant offsets (no extra address registers per k-step).
+        distinct slots. The XOR stays inside the 8-row block, and the key does not
+        depend on k, so a lane's reads in successive k-steps differ by constants.
+
+        Measured by the simulator's bank model (benchmarks/bench_kernel_quality.py,
+        extra LDS clocks per workgroup over 2 k-tiles, reads/writes), before -> after
+        (with the transposing copy and 128-bit fragment reads): gfx942 128x256 row/row
+        1024/16256 -> 0/0; gfx942 64x64 row/transposed 512/1792 -> 0/0; gfx1100 128x128
+        0/1984 -> 0/0 (sigma alone had made it 256/1984); gfx1201 128x256 0/8000 -> 0/0;
+        gfx1201 16x256 0/816 -> 0/0; gfx1100 i8 16x32 0/480 -> 0/64.
         """
-        x = em.rem(em.div(d_local, 8), 8)
+        x = em.rem(block, 8)
         b = self.swizzle_bit
         low = em.rem(x, 1 << b)
         high = em.mul(em.div(x, 2 << b), 1 << b)
         return em.add(em.add(em.mul(em.rem(em.div(x, 1 << b), 2), 4), high), low)
 
-    def lds_offset(self, em: Emitter, d_local: Value, k_local: Value) -> Value:
-        """Element offset of tile element (d, k) in [kpackPerBlock][dPerBlock][kpack]
-        (rows swizzled, slabs padded: see row_key)."""
+    def lds_offset(self, em: Emitter, d_local: Value, k_local: Value, d_plus: int = 0) -> Value:
+        """Element offset of tile element (d_local + d_plus, k) in
+        [kpackPerBlock][dPerBlock][kpack] (rows swizzled, slabs padded: see row_key).
+        Callers split a constant d_plus off d with d_local % 8 + d_plus % 8 < 8, so the
+        key (a function of d // 8) is computed once per d_local and d_plus // 8."""
         kp = self.kpack
+        d = em.add(d_local, d_plus)
         if self.swizzled:
-            d_local = em.xor(d_local, self.row_key(em, d_local))
+            d = em.xor(d, self.row_key(em, em.add(em.div(d_local, 8), d_plus // 8)))
         outer = em.mul(em.div(k_local, kp), (self.d_per_block + self.slab_pad) * kp)
-        return em.add(em.add(outer, em.mul(d_local, kp)), em.rem(k_local, kp))
+        return em.add(em.add(outer, em.mul(d, kp)), em.rem(k_local, kp))
 
     @property
     def transposing(self) -> bool:
@@ -282,7 +293,8 @@ class OperandCopy:
                 x = row if v == 1 else em.assign(
                     f"vector.extract {row}[{j}] : {self.elem} from {vt}")
                 col = em.assign(f"vector.insert {x}, {col} [{r}] : {self.elem} into {kt}")
-            at = em.add(lds_base, self.lds_offset(em, em.add(d_local, j), k_local))
+            # d_local is a multiple of v (v <= 8), or of 8: d_local % 8 + j % 8 < 8.
+            at = em.add(lds_base, self.lds_offset(em, d_local, k_local, j))
             self._lds_store(em, col, lds, lds_type, at, kt)
 
     def _coords(self, em: Emitter, d_local: Value, k_local: Value, d_tile, k_tile):
@@ -312,21 +324,22 @@ class OperandCopy:
 
 
 def lds_fragment(em: Emitter, op: OperandCopy, lds: str, lds_type: str, lds_base: Value,
-                 d_local: Value, k_local: Value, length: int) -> str:
-    """A lane's MMA operand: `length` consecutive k of row/column d, from LDS.
+                 d_local: Value, d_plus: int, k_local: Value, length: int) -> str:
+    """A lane's MMA operand: `length` consecutive k of row/column d_local + d_plus (d_plus
+    a multiple of 8, see lds_offset), from LDS.
 
     The run starts at a multiple of `length` (codegen/mma.py), so chunks of
     gcd(length, kpack) never cross a kpack group and each is one vector load.
     """
     elem = op.elem
     if length == 1:
-        at = em.add(lds_base, op.lds_offset(em, d_local, k_local))
+        at = em.add(lds_base, op.lds_offset(em, d_local, k_local, d_plus))
         return em.assign(f"memref.load {lds}[{em.index(at)}] : {lds_type}", op.name.lower())
     chunk = gcd(length, op.kpack)
     full = f"vector<{length}x{elem}>"
     parts = []
     for j in range(length // chunk):
-        at = em.add(lds_base, op.lds_offset(em, d_local, em.add(k_local, j * chunk)))
+        at = em.add(lds_base, op.lds_offset(em, d_local, em.add(k_local, j * chunk), d_plus))
         ct = vector_type(chunk, elem)
         if chunk == 1:
             parts.append(em.assign(f"memref.load {lds}[{em.index(at)}] : {lds_type}"))

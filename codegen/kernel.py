@@ -183,12 +183,10 @@ class GemmKernel:
             def one_step(ks, accs_now):
                 # One LDS read per operand tile serves `sup` k-steps (MmaLayout.super_step).
                 k0 = em.add(em.mul(ks, mma.k * sup), k_lane)
-                a_runs = [lds_fragment(em, self.a, "%lds_a", lds_a_t, base_a,
-                                       em.add(a_row, r * mma.m), k0, run)
-                          for r in range(reps_m)]
-                b_runs = [lds_fragment(em, self.b, "%lds_b", lds_b_t, base_b,
-                                       em.add(b_col, c * mma.n), k0, run)
-                          for c in range(reps_n)]
+                a_runs = [lds_fragment(em, self.a, "%lds_a", lds_a_t, base_a, a_row, r * mma.m,
+                                       k0, run) for r in range(reps_m)]
+                b_runs = [lds_fragment(em, self.b, "%lds_b", lds_b_t, base_b, b_col, c * mma.n,
+                                       k0, run) for c in range(reps_n)]
                 for s in range(sup):
                     a_frags = [em.slice(x, run, s * r_len, r_len, self.in_type) for x in a_runs]
                     b_frags = [em.slice(x, run, s * r_len, r_len, self.in_type) for x in b_runs]
