@@ -16,6 +16,7 @@ nothing in the metadata depends on time, paths or hash order.
 
 from __future__ import annotations
 
+import numbers
 import struct
 from dataclasses import dataclass
 
@@ -23,7 +24,9 @@ from accel.bindings import ir, new_context
 from accel.codegen.global_copy import ELEM_BITS
 from accel.codegen.kernel import GemmKernel
 from accel.dialect.accel_layout import AccelTile
-from accel.dialect.ops import ACCUMULATOR, GemmOp, GemmShape, collect_ops, verify_module
+from accel.dialect.ops import (
+    ACCUMULATOR, OUTPUT_TYPES, GemmOp, GemmShape, collect_ops, verify_module,
+)
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.passes.gemm_to_gpu import lower_gemms
@@ -86,10 +89,23 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
                      b_layout: str, perf_config, accumulate: bool) -> str:
     """The MLIR text of a function holding one `accel.gemm` with these parameters."""
     info = get_arch(arch)
+    # Every parameter ends up in MLIR text: check it here, never let it garble the text.
+    if in_type not in ACCUMULATOR:
+        raise AccelError(f"element type {in_type} is not one of {', '.join(ACCUMULATOR)}")
     out_type = out_type or default_out_type(in_type)
+    if out_type not in OUTPUT_TYPES[in_type]:
+        raise AccelError(f"output type {out_type} is not supported for {in_type} inputs "
+                         f"(expected one of {', '.join(OUTPUT_TYPES[in_type])})")
     for name, v in (("g", g), ("m", m), ("n", n), ("k", k)):
-        if not isinstance(v, int) or v <= 0:
-            raise AccelError(f"{name} must be a positive integer, got {v}")
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v <= 0:
+            raise AccelError(f"{name} must be a positive integer, got {v!r}")
+    g, m, n, k = int(g), int(m), int(n), int(k)
+    for name, v in (("trans_a", trans_a), ("trans_b", trans_b), ("accumulate", accumulate)):
+        if v not in (True, False):   # "no" would be truthy
+            raise AccelError(f"{name} must be a bool, got {v!r}")
+    if not isinstance(perf_config, (str, PerfConfig, type(None))):
+        raise AccelError(f"perf_config must be a string or a PerfConfig, "
+                         f"got {type(perf_config).__name__}")
     for name, lay, trans in (("A", a_layout, trans_a), ("B", b_layout, trans_b)):
         if lay not in ("row", "accel"):
             raise AccelError(f"{name} layout must be row or accel, got '{lay}'")
@@ -135,7 +151,15 @@ def compile_module(source: str | ir.Module, arch: str | None = None,
 
     `arch` defaults to the gemms' own; all must agree. Text is parsed in a fresh context.
     """
+    if not isinstance(source, (str, ir.Module)):
+        raise AccelError(f"compile_module takes MLIR text or an ir.Module, "
+                         f"got {type(source).__name__}")
     if isinstance(source, str):
+        try:
+            source.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise AccelError(f"MLIR text is not valid Unicode: {e.reason} at index "
+                             f"{e.start}") from None
         with new_context():
             try:
                 module = ir.Module.parse(source)

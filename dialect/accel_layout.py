@@ -15,7 +15,8 @@ D and K are zero-padded up to whole blocks, so one workgroup's tile
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import numbers
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -32,6 +33,14 @@ class AccelTile:
     d_per_block: int
     kpack_per_block: int
     kpack: int
+
+    def __post_init__(self):
+        # Every shape formula divides by these: a zero or a non-integer is bad input.
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if not _is_count(v):
+                raise AccelError(f"AccelTile {f.name} must be a positive integer, got {v!r}")
+            object.__setattr__(self, f.name, int(v))
 
     @property
     def k_per_block(self) -> int:
@@ -54,6 +63,18 @@ class AccelTile:
         return AccelTile(d_per_block=dpb, kpack_per_block=kpb, kpack=kp)
 
 
+def _is_count(v) -> bool:
+    """A positive integer (numpy's too), but not a bool."""
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
+
+
+def _array(x, what: str) -> np.ndarray:
+    try:
+        return np.asarray(x)
+    except ValueError as e:  # ragged nested lists
+        raise AccelError(f"{what} is not an array: {e}") from None
+
+
 def _check_rank(x, rank: int, what: str) -> None:
     if x.ndim != rank:
         raise AccelError(f"{what} must be rank {rank}, got shape {list(x.shape)}")
@@ -65,7 +86,9 @@ def pack(x: np.ndarray, tile: AccelTile, transposed: bool = False) -> np.ndarray
     The result is a new C-contiguous 6-D array of x's dtype; D and K are zero-padded
     up to whole blocks. A graph compiler calls this once per constant weight.
     """
-    x = np.asarray(x)
+    if not isinstance(tile, AccelTile):
+        raise AccelError(f"pack takes an AccelTile, got {type(tile).__name__}")
+    x = _array(x, "a plain operand")
     _check_rank(x, 3, "a plain operand")
     if transposed:
         x = x.transpose(0, 2, 1)
@@ -81,7 +104,10 @@ def pack(x: np.ndarray, tile: AccelTile, transposed: bool = False) -> np.ndarray
 
 def unpack(y: np.ndarray, d: int, k: int, transposed: bool = False) -> np.ndarray:
     """The exact inverse of `pack`: the plain [G, d, k] ([G, k, d]) array, padding cropped."""
-    y = np.asarray(y)
+    for name, v in (("d", d), ("k", k)):
+        if not _is_count(v):
+            raise AccelError(f"unpack: {name} must be a positive integer, got {v!r}")
+    y = _array(y, "an accel-layout array")
     _check_rank(y, 6, "an accel-layout array")
     g, pad_d, pad_k = AccelTile.padded(y.shape)
     tile = AccelTile.of_shape(y.shape)

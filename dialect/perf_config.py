@@ -21,6 +21,7 @@ round-trips field for field.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 
 from accel.diagnostics import AccelError
@@ -40,6 +41,8 @@ V3_FIELDS = (
 _POSITIVE = {"m_per_block", "n_per_block", "kpack_per_block", "m_per_wave",
              "n_per_wave", "mn_per_xdl", "kpack", "split_k", "field4"}
 _BOOLEAN = {"force_unroll", "b_copy_more"}
+# Plain ASCII decimal: int() alone would also take '+8', '1_6' and non-ASCII digits.
+_INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,8 @@ class PerfConfig:
 
         Raises AccelError naming the bad field.
         """
+        if not isinstance(text, str):
+            raise AccelError(f"perf config must be a string, got {type(text).__name__}")
         text = text.strip()
         version, sep, body = text.partition(":")
         if not sep or version not in ("v3", "v4"):
@@ -106,12 +111,10 @@ class PerfConfig:
                 f"perf config '{text}': {version} takes {len(names)} fields, got {len(parts)}")
         values: dict[str, int] = {}
         for i, (name, part) in enumerate(zip(names, parts)):
-            try:
-                v = int(part.strip(), 10)
-            except ValueError:
+            if not _INTEGER.fullmatch(part.strip()):
                 raise AccelError(
-                    f"perf config '{text}': field {i} ({name}) is not an integer: '{part}'"
-                ) from None
+                    f"perf config '{text}': field {i} ({name}) is not an integer: '{part}'")
+            v = int(part)
             if v < 0 or (name in _POSITIVE and v == 0):
                 raise AccelError(f"perf config '{text}': field {i} ({name}) must be "
                                  f"{'positive' if name in _POSITIVE else 'non-negative'}, got {v}")

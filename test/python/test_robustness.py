@@ -115,6 +115,155 @@ def test_pack_operand_must_be_a_plain_global_buffer(tmp_path):
     assert "plain operand must be a contiguous row-major memref" in assert_one_error(rc, err)
 
 
+def small_gemm(**changes):
+    kw = dict(m=64, n=48, k=32, assembly=False)
+    kw.update(changes)
+    return accel.compile_gemm(kw.pop("arch", "gfx942"), **kw)
+
+
+@pytest.mark.parametrize("changes, message", [
+    (dict(arch="gfx90a"), "unknown arch 'gfx90a'"),
+    (dict(arch=None), "unknown arch 'None'"),
+    (dict(m=0), "m must be a positive integer"),
+    (dict(n=-3), "n must be a positive integer"),
+    (dict(k=True), "k must be a positive integer, got True"),
+    (dict(g=1.5), "g must be a positive integer"),
+    (dict(m="64"), "m must be a positive integer, got '64'"),
+    (dict(m=2**31), "too large for 32-bit buffer offsets"),
+    (dict(k=2**62), "too large for 32-bit buffer offsets"),
+    (dict(g=2**40), "no valid perf config"),
+    (dict(in_type="f64"), "element type f64 is not one of"),
+    (dict(in_type="f16>, memref<1xf16", perf_config=CONFIG), "element type f16>, memref<1xf16"),
+    (dict(in_type="f32", arch="gfx1201"), "f32 has no MMA instruction on gfx1201"),
+    (dict(out_type="i32"), "output type i32 is not supported for f16 inputs"),
+    (dict(out_type='f32"'), "output type f32\" is not supported"),
+    (dict(a_layout="transposed"), "A layout must be row or accel"),
+    (dict(b_layout="accel"), "give a perf config"),
+    (dict(trans_b=True, b_layout="accel", perf_config=CONFIG), "B cannot be both transposed"),
+    (dict(accumulate="no"), "accumulate must be a bool, got 'no'"),
+    (dict(trans_a=None), "trans_a must be a bool"),
+    (dict(perf_config=3), "perf_config must be a string or a PerfConfig, got int"),
+    (dict(perf_config="v4:1,2,3"), "v4 takes 14 fields, got 3"),
+    (dict(perf_config=CONFIG.replace("v4:32", "v4:32.0")), "field 0 (m_per_block) is not an"),
+])
+def test_compile_gemm_bad_arguments(changes, message):
+    with pytest.raises(AccelError) as info:
+        small_gemm(**changes)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_compile_gemm_takes_numpy_integers():
+    result = small_gemm(m=np.int64(64), n=np.int32(48), accumulate=np.bool_(True))
+    assert result.kernels[0].metadata["shape"] == {"g": 1, "m": 64, "n": 48, "k": 32}
+
+
+@pytest.mark.parametrize("source, message", [
+    (None, "takes MLIR text or an ir.Module, got NoneType"),
+    (b"module {}", "got bytes"),
+    ("", "the module has no 'accel.gemm' to compile"),
+    ("module {}\ud800", "MLIR text is not valid Unicode"),
+    ("\x00\x01\xff", "unexpected character"),
+    (gemm_text()[:-3], "expected"),
+    (gemm_text(attrs='arch = "gfx942", perf_config = 7'), "'perf_config' must be a string"),
+    (gemm_text(attrs='arch = 3'), "attribute 'arch' must be a string"),
+    (gemm_text(attrs='arch = "gfx942", accumulate = "yes"'), "must be a unit attribute"),
+    (gemm_text(attrs='arch = "gfx942", a_layout = 1'), "attribute 'a_layout' must be a string"),
+    (gemm_text(attrs='arch = "gfx942", block_size = "x"'), "'block_size' must be an integer"),
+    (gemm_text(ta="memref<1x64x32xf64>", tb="memref<1x32x48xf64>"), "f64 is not supported"),
+    (gemm_text(ta="memref<64x32xf16>"), "A in 'row' layout must be rank 3, got rank 2"),
+    (gemm_text(ta="memref<?x64x32xf16>"), "expected a statically shaped memref"),
+    (gemm_text(ta="tensor<1x64x32xf16>"), "expected a memref operand"),
+    (gemm_text(ta="memref<1x0x32xf16>", tc="memref<1x0x48xf32>"), "A has a zero extent"),
+    (gemm_text(tb="memref<1x33x48xf16>"), "K of A (32) and B (33) disagree"),
+    (gemm_text(ta="memref<1x65536x65536xf16>", tb="memref<1x65536x65536xf16>",
+               tc="memref<1x65536x65536xf32>"), "too large for 32-bit buffer offsets"),
+])
+def test_compile_module_bad_input(source, message):
+    with pytest.raises(AccelError) as info:
+        accel.compile_module(source, assembly=False)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_compile_module_bad_arch_option():
+    with pytest.raises(AccelError, match="unknown arch 'gfx1'"):
+        accel.compile_module(gemm_text(), arch="gfx1", assembly=False)
+
+
+# Each field of a v4 and a v3 string broken every way; parse either rejects it or gives a
+# config that compile_gemm then rejects or compiles: only ever AccelError.
+V3 = "v3:32,32,8,16,16,8,1,2,2,1,1"
+BROKEN_VALUES = ["", "x", "-1", "0", "2", "1.0", "+8", "1_6", "\uff18", " 8 ", str(2**31)]
+
+
+@pytest.mark.parametrize("base", [CONFIG, V3])
+@pytest.mark.parametrize("value", BROKEN_VALUES)
+def test_perf_config_field_broken(base, value):
+    version, fields = base.split(":")
+    for i in range(len(fields.split(","))):
+        parts = fields.split(",")
+        parts[i] = value
+        text = f"{version}:{','.join(parts)}"
+        for kind in ("mfma", "wmma"):
+            try:
+                accel.PerfConfig.parse(text, kind)
+            except AccelError as e:
+                assert "\n" not in str(e) and f"'{text.strip()}'" in str(e)
+
+
+@pytest.mark.parametrize("field", range(14))
+def test_perf_config_huge_field_compiles_or_is_rejected(field):
+    parts = CONFIG[3:].split(",")
+    parts[field] = str(2**31) if field not in (12, 13) else "1"
+    try:
+        small_gemm(perf_config="v4:" + ",".join(parts))
+    except AccelError as e:
+        assert "\n" not in str(e)
+
+
+@pytest.mark.parametrize("text", [None, 3, b"v4:1", ["v4"]])
+def test_perf_config_parse_takes_only_text(text):
+    with pytest.raises(AccelError, match="perf config must be a string"):
+        accel.PerfConfig.parse(text)
+
+
+@pytest.mark.parametrize("text", ["v4:+32,32,4,16,16,16,8,1,1,2,0,0,1,1",
+                                  "v4:3_2,32,4,16,16,16,8,1,1,2,0,0,1,1",
+                                  "v4:\uff13\uff12,32,4,16,16,16,8,1,1,2,0,0,1,1"])
+def test_perf_config_fields_are_plain_ascii_integers(text):
+    with pytest.raises(AccelError, match="field 0 \\(m_per_block\\) is not an integer"):
+        accel.PerfConfig.parse(text)
+
+
+X = np.arange(35, dtype=np.float16).reshape(1, 5, 7)
+Y = accel.pack(X, accel.AccelTile(4, 2, 2))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: accel.AccelTile(0, 1, 1), "d_per_block must be a positive integer, got 0"),
+    (lambda: accel.AccelTile(4, -2, 1), "kpack_per_block must be a positive integer"),
+    (lambda: accel.AccelTile(4, 2, "8"), "kpack must be a positive integer, got '8'"),
+    (lambda: accel.AccelTile(4.0, 2, 2), "d_per_block must be a positive integer, got 4.0"),
+    (lambda: accel.pack(X, (4, 2, 2)), "pack takes an AccelTile, got tuple"),
+    (lambda: accel.pack(X[0], accel.AccelTile(4, 2, 2)), "must be rank 3"),
+    (lambda: accel.pack([[[1, 2], [3]]], accel.AccelTile(4, 2, 2)), "is not an array"),
+    (lambda: accel.unpack(Y, 0, 7), "d must be a positive integer, got 0"),
+    (lambda: accel.unpack(Y, 5, "7"), "k must be a positive integer, got '7'"),
+    (lambda: accel.unpack(Y, 5.0, 7), "d must be a positive integer"),
+    (lambda: accel.unpack(Y, 9, 7), "does not hold a [G=1, D=9, K=7] operand"),
+    (lambda: accel.unpack(Y[0], 5, 7), "must be rank 6"),
+    (lambda: accel.unpack(np.zeros((1, 1, 1, 0, 4, 2)), 1, 1), "kpack_per_block must be"),
+])
+def test_pack_unpack_bad_arguments(call, message):
+    with pytest.raises(AccelError) as info:
+        call()
+    assert message in str(info.value)
+
+
+def test_pack_takes_numpy_tile_sizes():
+    tile = accel.AccelTile(np.int64(4), np.int32(2), 2)
+    assert np.array_equal(accel.unpack(accel.pack(X, tile), 5, 7), X)
+
+
 # ---- the command lines --------------------------------------------------------------
 @pytest.fixture
 def inputs(tmp_path):
