@@ -38,10 +38,18 @@ def lowering(arch: str, fmt: str = "bin") -> str:
         # Bare pointers: the kernel takes one pointer per memref (A, B, C), which is
         # what a graph compiler passes; shapes are static, so nothing else is needed.
         f"convert-gpu-to-rocdl{{chipset={arch} use-bare-ptr-memref-call-conv=true}})",
-        f"rocdl-attach-target{{chip={arch}}}",
+        # O=2 (the default) stays. Measured over benchmarks/bench_kernel_quality.py's
+        # ten kernels: O0 compiles in 81 ms (median) against 101 ms, but spills 2-2.9 KB
+        # to scratch at 250 VGPRs, with 5x the code and 10-50x the VALU in the k-tile
+        # loop; O1 and O3 give the O2 ISA (O1: +-2 VGPRs) in the same time. What made
+        # compiles slow was LLVM fully unrolling the k-tile loop and per-element C
+        # stores; codegen avoids both (codegen/kernel.py NO_UNROLL, codegen/epilogue.py).
+        f"rocdl-attach-target{{chip={arch} O=2}}",
         # The host side must agree with the kernel's bare-pointer signature.
         "gpu-to-llvm{use-bare-pointers-for-kernels=true}",
         # bin: an ELF code object (linked with ld.lld, see target/toolchain.py); isa: assembly.
+        # Its `opts=` does not reach the LLVM backend with the pinned bindings (even an
+        # unknown -flag is accepted silently), so no backend option is tuned here.
         f"gpu-module-to-binary{{format={fmt}}}",
     ])
 
