@@ -13,7 +13,16 @@ an invalid vector's batch index is replaced by G, which puts its byte offset at 
 the end of the memref, where the hardware (and the simulator) return 0. A select, no
 branch.
 
-Accel-layout operands already hold the tile contiguously, zero-padded: one linear copy.
+Accel-layout operands already hold the tile contiguously, zero-padded: one linear copy
+(in LDS only the row swizzle moves it).
+
+An operand contiguous along D (B row-major, A transposed) is transposed in registers:
+a thread loads kc rows of a v-wide D vector and writes v kpack runs (see _unit_store).
+LDS rows are XOR-swizzled and slabs padded against bank conflicts (see row_key).
+
+A copy is a load phase (global -> registers, `load`) and a store phase (registers ->
+LDS, `store`), so the kernel can issue a tile's loads a k-tile before storing it
+(codegen/kernel.py); `copy` does both at once for tiles not held in registers.
 """
 
 from __future__ import annotations
@@ -283,8 +292,12 @@ class OperandCopy:
             self._lds_store(em, vals[0], lds, lds_type, at, vt)
             return
         # kc vectors along D become v vectors along K: a transpose in registers, so
-        # LDS is written in kpack runs, not element by element (bank-conflicting 16-bit
-        # stores before: benchmarks/bench_kernel_quality.py, see the module docstring).
+        # LDS is written in kc-element runs, not element by element. Measured with
+        # benchmarks/bench_kernel_quality.py (B row-major, N = 4096), LDS writes per
+        # thread and k-tile: gfx942 128x256 16 x ds_write_b16 -> 8 x ds_write_b32 (kc 2:
+        # 512 threads share 128 units of kc 8), gfx1201 128x256 16 x b16 -> 4 x b32;
+        # simulated write conflicts 16256 -> 8320 and 8000 -> 4032 clocks per
+        # workgroup before the row swizzle took them to 0.
         kt = vector_type(kc, self.elem)
         for j in range(v):
             col = em.assign(f"arith.constant dense<{'0' if self.elem in ('i8', 'i32') else '0.0'}>"

@@ -202,6 +202,11 @@ class GemmKernel:
 
         # Global loads run one k-tile ahead of their LDS stores, so their latency hides
         # behind a k-tile of MMAs; the loaded values ride in the loop's iter_args.
+        # Before, every k-tile began with its loads and waited for them (s_waitcnt
+        # vmcnt(0)) before its first MMA. Now (benchmarks/bench_kernel_quality.py)
+        # gfx1100 128x128 issues its 4 buffer_load_b128 ahead of all 16 WMMAs and waits
+        # at the next k-tile's LDS store; on gfx942 128x256 LLVM places them before the
+        # last 4 of 16 MFMAs. Cost: the held values, VGPRs +0..+18 over the ten cases.
         n_acc = len(accs)
         if self.buffers == 2:
             put(0, 0, [x for x, _ in fetch(0, 1)])
