@@ -37,7 +37,15 @@ class ArgumentParser(argparse.ArgumentParser):
 def read_input(path: str) -> tuple[str, str]:
     """(text, display name) of a file, or of stdin for "-"."""
     if path == "-":
-        return sys.stdin.read(), STDIN_NAME
+        # Decode the bytes ourselves: the text layer may smuggle undecodable bytes
+        # through as surrogates (surrogateescape), which the MLIR parser cannot take.
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is None:
+            return sys.stdin.read(), STDIN_NAME
+        try:
+            return stdin.read().decode("utf-8"), STDIN_NAME
+        except UnicodeDecodeError:
+            raise AccelError("standard input is not UTF-8 text") from None
     try:
         with open(path, encoding="utf-8") as f:
             return f.read(), path

@@ -440,3 +440,175 @@ def test_seed_001_mutation_is_a_located_error(old, new, expected, tmp_path):
     line = assert_one_error(rc, err)
     assert line.startswith(str(tmp_path / "input.mlir") + ":") and expected in line, line
     assert files_in(tmp_path) == ["input.mlir"]
+
+
+# ---- every lit input, truncated ---------------------------------------------------------
+def lit_inputs() -> list[tuple[str, list[str]]]:
+    """(path relative to test/lit, accel-opt arguments of its first RUN line on %s)."""
+    found = []
+    for path in sorted(LIT.rglob("*.mlir")):
+        if "Output" in path.parts:
+            continue
+        args = ["--accel-from-migraphx"] if "Inputs" in path.parts else []
+        for line in path.read_text().splitlines():
+            run = re.match(r"\s*// RUN: (?:not )?accel-opt (.*?)(?:\||2>|$)", line)
+            if run and "%s" in run.group(1):
+                words = shlex.split(run.group(1))
+                # The expectations of --verify-diagnostics do not survive a cut; -o is ours.
+                args = [w for w in words if w not in ("%s", "<", "-", "--verify-diagnostics")]
+                if "-o" in args:
+                    del args[args.index("-o"):args.index("-o") + 2]
+                break
+        found.append((str(path.relative_to(LIT)), args))
+    return found
+
+
+@pytest.mark.parametrize("name, args", lit_inputs(), ids=[n for n, _ in lit_inputs()])
+def test_truncated_lit_input(name, args, tmp_path):
+    text = (LIT / name).read_text().replace("##TOKEN_ARCH##", "gfx942")
+    out = tmp_path / "out.mlir"
+    for cut in (len(text) // 5, 2 * len(text) // 5, 3 * len(text) // 5, 4 * len(text) // 5):
+        rc, err, _ = run_on_text("accel-opt", tmp_path, text[:cut], *args, "-o", str(out))
+        if rc == 0:   # the cut fell between whole ops
+            assert out.exists()
+            out.unlink()
+            continue
+        assert rc == 1 and "Traceback" not in err, err
+        lines = err.strip("\n").split("\n")
+        # One error per failing chunk of --split-input-file, else one in all.
+        assert all(ERROR_LINE.match(ln) or NOTE_LINE.match(ln) for ln in lines), err
+        assert "--split-input-file" in args or sum(": error: " in ln for ln in lines) == 1, err
+        assert not out.exists()
+
+
+# ---- accel.gemm with one token changed, through the passes --------------------------------
+A, B, C = "memref<1x64x32xf16>", "memref<1x32x48xf16>", "memref<1x64x48xf32>"
+GEMM_MUTATIONS = {
+    **{f"element {t}": dict(ta=A.replace("f16", t), tb=B.replace("f16", t))
+       for t in ("f64", "i1", "i16", "i32", "index", "complex<f32>", "vector<4xf16>",
+                 "f8E4M3FN")},
+    "A and B types differ": dict(tb=B.replace("f16", "bf16")),
+    "i8 into f32": dict(ta=A.replace("f16", "i8"), tb=B.replace("f16", "i8")),
+    "rank 2": dict(ta="memref<64x32xf16>"),
+    "rank 4": dict(ta="memref<1x1x64x32xf16>"),
+    "rank 0 C": dict(tc="memref<f32>"),
+    "dynamic": dict(ta="memref<1x?x32xf16>"),
+    "zero M": dict(ta="memref<1x0x32xf16>", tc="memref<1x0x48xf32>"),
+    "M = 2^31": dict(ta="memref<1x2147483648x32xf16>", tc="memref<1x2147483648x48xf32>"),
+    "G = 2^32": dict(ta="memref<4294967296x1x1xf16>", tb="memref<4294967296x1x1xf16>",
+                     tc="memref<4294967296x1x1xf32>"),
+    "batch differs": dict(tb="memref<2x32x48xf16>"),
+    "N differs": dict(tc="memref<1x64x47xf32>"),
+    "strided A": dict(ta="memref<1x64x32xf16, strided<[4096, 64, 1]>>"),
+    "LDS A": dict(ta="memref<1x64x32xf16, 3>"),
+    "tensor A": dict(ta="tensor<1x64x32xf16>"),
+    "no arch": dict(attrs=""),
+    "arch int": dict(attrs="arch = 942"),
+    "arch unknown": dict(attrs='arch = "gfx908"'),
+    "arch empty": dict(attrs='arch = ""'),
+    "layout unknown": dict(attrs='arch = "gfx942", a_layout = "diagonal"'),
+    "layout int": dict(attrs='arch = "gfx942", b_layout = 0'),
+    "C transposed": dict(attrs='arch = "gfx942", c_layout = "transposed"'),
+    "A accel but rank 3": dict(attrs='arch = "gfx942", a_layout = "accel"'),
+    "accumulate bool": dict(attrs='arch = "gfx942", accumulate = true'),
+    "perf config int": dict(attrs='arch = "gfx942", perf_config = 1'),
+    "perf config v5": dict(attrs='arch = "gfx942", perf_config = "v5:1"'),
+    "perf config 13 fields": dict(attrs=f'arch = "gfx942", perf_config = "{CONFIG[:-2]}"'),
+    "perf config split-k": dict(attrs='arch = "gfx942", perf_config = '
+                                      '"v4:32,32,4,16,16,16,8,4,1,2,0,0,1,1"'),
+    "perf config too much LDS": dict(attrs='arch = "gfx942", perf_config = '
+                                           '"v4:1024,1024,64,512,512,32,16,1,1,2,0,0,1,1"'),
+    "perf config xdl 7": dict(attrs='arch = "gfx942", perf_config = '
+                                    '"v4:32,32,4,16,16,7,8,1,1,2,0,0,1,1"'),
+    "block_size string": dict(attrs='arch = "gfx942", block_size = "x"'),
+    "block_size wrong": dict(attrs=f'arch = "gfx942", perf_config = "{CONFIG}", block_size = 7'),
+    "grid_size wrong": dict(attrs=f'arch = "gfx942", perf_config = "{CONFIG}", grid_size = 0'),
+    "unknown attribute": dict(attrs='arch = "gfx942", colour = "blue"'),
+}
+PASS_CHAINS = [
+    ["--accel-affix-perf-config"],
+    ["--accel-layout=a=accel b=accel"],
+    ["--accel-gemm-to-gpu"],
+    ["--accel-affix-perf-config", "--accel-layout=a=accel b=accel", "--accel-lower-pack",
+     "--accel-gemm-to-gpu"],
+]
+
+
+@pytest.mark.parametrize("mutation", list(GEMM_MUTATIONS))
+def test_mutated_gemm_through_the_passes(mutation, tmp_path):
+    text = gemm_text(**GEMM_MUTATIONS[mutation])
+    out = tmp_path / "out.mlir"
+    for chain in PASS_CHAINS:
+        rc, err, _ = run_on_text("accel-opt", tmp_path, text, *chain, "-o", str(out))
+        if rc == 0:
+            assert out.exists() and err == ""
+            out.unlink()
+        else:
+            assert_one_error(rc, err)
+            assert not out.exists()
+
+
+# ---- what a shell sees ----------------------------------------------------------------------
+PROCESS_CASES = [
+    ("accel-opt", ["{missing}"], b"", 1, "accel-opt: error: cannot open input file"),
+    ("accel-opt", ["-"], bytes(range(256)), 1, "accel-opt: error: standard input is not UTF-8"),
+    ("accel-opt", ["-", "--migraphx"], b"\xff\xfe", 1, "standard input is not UTF-8"),
+    ("accel-opt", ["-", "--accel-layout=a=accel"], b'"accel.gemm"() : () -> ()',
+     1, "<stdin>:1:1: error: 'accel.gemm' takes 3 operands"),
+    ("accel-opt", ["{gemm}", "-o", "{file}/out.mlir"], b"", 1, "cannot write output file"),
+    ("accel-opt", ["--frobnicate"], b"", 2, "accel-opt: error: unrecognized arguments"),
+    ("accel-compile", GEMM_FLAGS + ["-o", "{file}/sub"], b"", 1, "cannot create output directory"),
+    ("accel-compile", ["-", "-o", "{out}"], b"\x00garbage", 1, "<stdin>:1:2: error: custom op"),
+    ("accel-run", ["gemm", "--arch", "gfx942", "-m", "0", "-n", "1", "-k", "1"], b"", 1,
+     "accel-run: error: m must be a positive integer"),
+    ("accel-select", GEMM_FLAGS + ["--out-type", "f64"], b"", 1,
+     "accel-select: error: output type f64 is not supported"),
+]
+
+
+@pytest.mark.parametrize("tool, argv, stdin, code, message", PROCESS_CASES)
+def test_process_failure(tool, argv, stdin, code, message, inputs, tmp_path):
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    rc, err, out = run_process(tool, expand(argv, inputs), stdin)
+    assert message in assert_one_error(rc, err, code)
+    assert out == ""
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
+
+
+TWO_GEMMS = (
+    "func.func @two(%a: memref<2x77x50xbf16>, %b: memref<2x40x50xbf16>, %c: memref<2x77x40xf32>,\n"
+    "               %x: memref<1x16x16xi8>, %y: memref<1x16x16xi8>, %z: memref<1x16x16xi32>) {\n"
+    '  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", b_layout = "transposed"}\n'
+    "      : (memref<2x77x50xbf16>, memref<2x40x50xbf16>, memref<2x77x40xf32>) -> ()\n"
+    '  "accel.gemm"(%x, %y, %z) {arch = "gfx1201", accumulate}\n'
+    "      : (memref<1x16x16xi8>, memref<1x16x16xi8>, memref<1x16x16xi32>) -> ()\n"
+    "  return\n}\n")
+
+
+def test_compile_is_byte_identical_across_processes(tmp_path):
+    # Different hash seeds: nothing may depend on set or dict order of strings.
+    (tmp_path / "two.mlir").write_text(TWO_GEMMS)
+    dirs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out{seed}"
+        p = subprocess.run([sys.executable, "-m", "accel.tools.accel_compile",
+                            str(tmp_path / "two.mlir"), "-o", str(out)],
+                           capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert p.returncode == 0, p.stderr.decode()
+        dirs.append(out)
+    names = files_in(dirs[0])
+    assert names == files_in(dirs[1]) and len(names) == 5   # 2 x (.hsaco, .s) + two.json
+    for name in names:
+        assert (dirs[0] / name).read_bytes() == (dirs[1] / name).read_bytes(), name
+
+
+def test_accel_opt_is_identical_across_processes():
+    seed = SEED_001.replace("##TOKEN_ARCH##", "gfx1201").encode()
+    outs = []
+    for hash_seed in ("1", "2"):
+        p = subprocess.run([sys.executable, "-m", "accel.tools.accel_opt", "--accel-from-migraphx",
+                            "--accel-kernel-pipeline=arch=gfx1201 format=isa"], input=seed,
+                           capture_output=True, env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        assert p.returncode == 0, p.stderr.decode()
+        outs.append(p.stdout)
+    assert outs[0] == outs[1] and b"v_wmma_f32_16x16x16_f16" in outs[0]
