@@ -18,6 +18,7 @@ The bound for one element C[g, i, j]:
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -125,6 +126,8 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
                seed: int = 0) -> GemmCheck:
     """Compile C[g,m,n] = A * B for `arch`, simulate it on random inputs and compare
     every element of C with the float64 product."""
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
+        raise AccelError(f"seed must be a non-negative integer, got {seed!r}")
     out_type = out_type or default_out_type(in_type)
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,

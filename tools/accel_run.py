@@ -46,6 +46,25 @@ def _triple(text: str) -> tuple[int, int, int]:
     return tuple(vals + [1] * (3 - len(vals)))
 
 
+def _seed(text: str) -> int:
+    # numpy's generators take only non-negative seeds.
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
+    return v
+
+
+def _scalar(text: str, dtype, i: int):
+    try:
+        return float(text) if is_float(dtype) else int(text, 0)
+    except ValueError:
+        raise AccelError(f"--scalar for kernel argument #{i}: '{text}' is not "
+                         f"{'a number' if is_float(dtype) else 'an integer'}") from None
+
+
 def _random_arg(rng, info):
     """Random contents for a memref argument: the memref's shape when it is a plain
     row-major array, else a flat array covering the view."""
@@ -88,7 +107,7 @@ def run_kernel_command(opts) -> int:
             if not scalars:
                 raise AccelError(f"kernel argument #{i} is a scalar: pass its value "
                                  "with --scalar")
-            args.append(float(scalars.pop(0)) if is_float(t.dtype) else int(scalars.pop(0), 0))
+            args.append(_scalar(scalars.pop(0), t.dtype, i))
     report = run_compiled(kernel, opts.grid, opts.block, args, opts.arch,
                           strict_races=not opts.allow_races)
     print(f"kernel {kernel.name} on {opts.arch}: grid {opts.grid}, block {opts.block}, "
@@ -172,7 +191,7 @@ def _add_kernel_args(p):
     p.add_argument("--grid", type=_triple, default=(1, 1, 1), help="workgroups X,Y,Z")
     p.add_argument("--block", type=_triple, required=True, help="threads X,Y,Z")
     p.add_argument("--arch", choices=sorted(ARCHS), default="gfx942")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_seed, default=0)
     p.add_argument("--scalar", action="append", default=[],
                    help="value of the next scalar argument (repeat in order)")
     p.add_argument("--allow-races", action="store_true",
@@ -184,7 +203,7 @@ def _add_host_args(p):
     p.add_argument("--func", required=True, help="host function symbol")
     p.add_argument("--arch", choices=sorted(ARCHS), default=None,
                    help="default: the function's 'arch' attribute, else gfx942")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_seed, default=0)
     p.add_argument("--allow-races", action="store_true",
                    help="report LDS races instead of stopping at the first")
 
@@ -201,7 +220,7 @@ def _add_gemm_args(p):
     p.add_argument("--a-layout", choices=("row", "accel"), default="row")
     p.add_argument("--b-layout", choices=("row", "accel"), default="row")
     p.add_argument("--perf-config", default=None, help="e.g. v4:... (default: selected)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_seed, default=0)
 
 
 # name -> (help, argument builder, runner)

@@ -303,6 +303,9 @@ USAGE_ERRORS = [
     ("accel-run", ["kernel", "{gemm}", "--kernel", "k", "--block", "0"], "argument --block"),
     ("accel-run", ["kernel", "{gemm}", "--kernel", "k", "--block", "64", "--grid", "1,2,3,4"],
      "argument --grid"),
+    ("accel-run", ["kernel", "{gemm}", "--kernel", "k", "--block", "64", "--seed", "-1"],
+     "argument --seed: expected a non-negative integer, got '-1'"),
+    ("accel-run", ["gemm"] + GEMM_FLAGS + ["--seed", "x"], "argument --seed"),
 ]
 
 
@@ -382,6 +385,44 @@ def test_compile_name_must_stay_in_the_output_directory(name, inputs, tmp_path):
     rc, err, _ = run_main("accel-compile", GEMM_FLAGS + ["-o", inputs["{out}"], "--name", name])
     assert "--name must be a plain file name" in assert_one_error(rc, err)
     assert files_in(tmp_path / "out") == [] and "escaped.json" not in files_in(tmp_path.parent)
+
+
+SCALE_KERNEL = """gpu.module @m {
+  gpu.func @scale(%x: memref<64xf32>, %s: f32, %n: i32) kernel {
+    %i = gpu.thread_id x
+    %v = memref.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %s : f32
+    memref.store %w, %x[%i] : memref<64xf32>
+    gpu.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("scalars, message", [
+    (["two", "3"], "--scalar for kernel argument #1: 'two' is not a number"),
+    (["2.0", "3.5"], "--scalar for kernel argument #2: '3.5' is not an integer"),
+    (["2.0"], "kernel argument #2 is a scalar: pass its value with --scalar"),
+])
+def test_run_kernel_bad_scalar(scalars, message, tmp_path):
+    argv = ["--kernel", "scale", "--block", "64"]
+    for s in scalars:
+        argv += ["--scalar", s]
+    rc, err, _ = run_on_text("accel-run", tmp_path, SCALE_KERNEL, *argv)
+    assert message in assert_one_error(rc, err)
+
+
+def test_run_kernel_good_scalars(tmp_path):
+    rc, err, out = run_on_text("accel-run", tmp_path, SCALE_KERNEL, "--kernel", "scale",
+                               "--block", "64", "--scalar", "2.0", "--scalar", "0x10")
+    assert rc == 0 and err == "" and "64 elements changed" in out
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "0", True])
+def test_check_gemm_bad_seed(seed):
+    from accel.check import check_gemm
+    with pytest.raises(AccelError, match="seed must be a non-negative integer"):
+        check_gemm("gfx942", m=16, n=16, k=16, seed=seed)
 
 
 # ---- seed 001's MIGraphX module, mutated ------------------------------------------------
