@@ -98,10 +98,19 @@ class GemmKernel:
 
     def ahead(self, op: OperandCopy) -> bool:
         """Is this operand's tile loaded a k-tile ahead (held in registers meanwhile)?
-        Only when every held value fills whole dwords: sub-dword scalars (a ragged
-        extent forcing 8/16-bit loads) would take a VGPR each, more than the staging
-        registers the perf-config register estimate allows (tuning/validity.py)."""
-        return op.vector_width * ELEM_BITS[op.elem] >= 32
+
+        Not when a held value is a sub-dword scalar (a ragged extent forcing 8/16-bit
+        loads): each would take a VGPR, more than the copy staging that the perf-config
+        register estimate allows (tuning/validity.py). Not on gfx942 when the MFMA
+        accumulators fill the 256 AGPRs (half the unified budget): measured on the
+        256x256 tile with 128x128 per wave, holding the tile spilled 88 (scheduleVersion
+        2) and 324 (1) bytes to scratch, against 0 and 0 without."""
+        if op.vector_width * ELEM_BITS[op.elem] < 32:
+            return False
+        if self.arch.mma_kind == "mfma":
+            acc = self.config.m_per_wave * self.config.n_per_wave // self.arch.wave_size
+            return acc < self.arch.vgprs_per_lane // 2
+        return True
 
     @property
     def reps(self) -> tuple[int, int]:

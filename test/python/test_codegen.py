@@ -256,7 +256,8 @@ def test_kernel_is_a_loop_not_an_unrolled_tile():
     sup = kernel.mma.super_step(cfg.k_per_block, cfg.kpack, 16)   # k-steps per LDS read
     assert sup == 2
     assert text.count("amdgpu.mfma") == reps_m * reps_n * sup
-    assert text.count("scf.for") == 2
+    assert text.count("scf.for") >= 2        # k-tiles, k-steps (and copies not held)
+    assert text.count("loop_annotation") == 1
     assert len(text.splitlines()) < 2000
 
 
