@@ -257,7 +257,7 @@ def test_kernel_is_a_loop_not_an_unrolled_tile():
     assert sup == 2
     assert text.count("amdgpu.mfma") == reps_m * reps_n * sup
     assert text.count("scf.for") >= 2        # k-tiles, k-steps (and copies not held)
-    assert text.count("loop_annotation") == 1
+    assert text.count("unroll = <disable = true>") == 1   # on the k-tile loop
     assert len(text.splitlines()) < 2000
 
 
