@@ -321,3 +321,23 @@ def test_c_stores_are_128_bit_vectors_in_the_isa():
     # 4x4 WMMA tiles per wave, 8 f16 columns per lane each: 16 stores of 128 bits.
     assert asm.count("buffer_store_b128") == 16
     assert "buffer_store_b16" not in asm and "buffer_store_short" not in asm
+
+
+# ---- LDS bank conflicts (the simulator's bank model, sim/lds.py) -------------------------
+@pytest.mark.parametrize("arch,mn,a_layout,b_layout", [
+    ("gfx942", 32, "row", "row"), ("gfx942", 16, "accel", "transposed"),
+    ("gfx1100", 16, "row", "row"), ("gfx1201", 16, "transposed", "row")])
+def test_lds_accesses_are_bank_conflict_free(arch, mn, a_layout, b_layout):
+    """Row swizzle, slab padding, transposing copy and 128-bit fragment reads together
+    (codegen/global_copy.py row_key): no extra LDS clocks for f16 with kpack 8."""
+    cfg = wave_config(arch, "f16", 64, 128, 4, 8, mn=mn)
+    ctx, module = gemm_module(arch, "f16", "f32", 1, 64, 128, 64, a_layout, b_layout, cfg)
+    with ctx:
+        (kernel,) = lower_gemms(module)
+    args = [np.zeros(op.shape, np.float16) for op in (kernel.a, kernel.b)]
+    args.append(np.zeros((1, 64, 128), np.float32))
+    with ctx:
+        report = run_kernel(module, kernel.symbol, grid=kernel.grid,
+                            block=(kernel.block_size, 1, 1), args=args, arch=arch)
+    assert report.bank_conflicts and not any(report.bank_conflicts.values()), \
+        report.bank_conflicts
