@@ -6,10 +6,12 @@ For each case (arch, perf config, operand layouts) it compiles a GEMM with
 `accel.api.compile_gemm` and prints, from the code object and its assembly:
 VGPRs (+ AGPRs on gfx942), scratch bytes (spills), code size, MMA instructions, global
 loads and stores by width in bits, LDS reads and writes by width, barriers, s_waitcnt,
-and the compile time. Then it simulates the same kernel on one workgroup's worth of
+and the compile time (with the assembly: two LLVM backend runs; bench_compile.py
+times the code object alone). Then it simulates the same kernel on one workgroup's worth of
 problem (M = mPerBlock, N = nPerBlock, K = 2 k-tiles) and prints the extra LDS clocks
 the simulator's bank model (sim/lds.py) counts for LDS reads and for LDS writes of
-one workgroup. Widths like `64x2` are two-address ds_read2/ds_write2 forms.
+one workgroup. Widths like `64x2` are two-address ds_read2/ds_write2 forms; "k-tile
+loop" counts the instructions of the outermost loop by kind.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ import numpy as np
 
 from accel.api import compile_gemm, gemm_module_text
 from accel.bindings import ir, new_context
+from accel.dialect.perf_config import PerfConfig
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.sim import run_kernel
+from accel.target.database import get_arch
 
 # (arch, in_type, perf config, A layout, B layout): the tiles selection picks for large
 # and skinny GEMMs, plus a small one, in the plain layouts a graph compiler passes most.
@@ -147,8 +151,6 @@ def text_bytes(elf: bytes) -> int:
 
 def bank_conflicts(arch, in_type, config, a_layout, b_layout) -> tuple[int, int]:
     """Extra LDS clocks (reads, writes) of one workgroup over two k-tiles, simulated."""
-    from accel.dialect.perf_config import PerfConfig
-    from accel.target.database import get_arch
     cfg = PerfConfig.parse(config, get_arch(arch).mma_kind)
     g, m, n, k = 1, cfg.m_per_block, cfg.n_per_block, 2 * cfg.k_per_block
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=None,
