@@ -341,3 +341,14 @@ def test_lds_accesses_are_bank_conflict_free(arch, mn, a_layout, b_layout):
                             block=(kernel.block_size, 1, 1), args=args, arch=arch)
     assert report.bank_conflicts and not any(report.bank_conflicts.values()), \
         report.bank_conflicts
+
+
+def test_gfx942_fragment_reads_are_128_bit():
+    """Two k-steps of v_mfma_f32_32x32x8_f16 (4 f16 per lane each) share one ds_read_b128
+    per operand tile (MmaLayout.super_step), instead of two ds_read_b64."""
+    from accel.api import compile_gemm
+    r = compile_gemm("gfx942", m=64, n=64, k=1024, trans_b=True,
+                     perf_config="v4:64,64,8,32,32,32,8,1,1,2,0,0,1,1")
+    asm = r.kernels[0].assembly
+    assert asm.count("ds_read_b128") == 8      # 8 k-steps, A and B: 2 * 8 / 2
+    assert "ds_read_b64" not in asm and "ds_read2_b64" not in asm
