@@ -329,6 +329,9 @@ class _FuncLowering:
             raise AccelError(f"dot reduction sizes differ: A has K={k}, B has K={k2}",
                              op.location)
         g = prod(a_dims[:-2])
+        if 0 in (g, m, n, k):  # the view algebra below divides by extents
+            raise AccelError(f"dot has a zero extent: A {list(a_dims)}, B {list(b_dims)}",
+                             op.location)
         want = tuple(a_dims[:-2]) + (m, n)
         self._check_shape(op, want, out_st)
         config_text = None

@@ -69,6 +69,9 @@ class PackKernel:
     def of(cls, op) -> "PackKernel":
         plain, element = memref_info(op.plain)
         packed, _ = memref_info(op.packed)
+        if element not in ELEMENT_BYTES:
+            raise AccelError(f"'{op.OP_NAME}' of {element} elements has no copy kernel "
+                             f"(supported: {', '.join(ELEMENT_BYTES)})", op.op.location)
         for shape in (plain, packed):
             nbytes = (shape[0] + 1) * _count(shape[1:]) * _bytes(element)
             if nbytes >= MAX_BYTES:
@@ -198,8 +201,11 @@ def _count(shape) -> int:
     return n
 
 
+ELEMENT_BYTES = {"i8": 1, "f16": 2, "bf16": 2, "f32": 4, "i32": 4}
+
+
 def _bytes(element: str) -> int:
-    return {"i8": 1, "f16": 2, "bf16": 2, "f32": 4, "i32": 4}[element]
+    return ELEMENT_BYTES[element]
 
 
 def _replace_with_launch(op, kernel: PackKernel) -> None:
