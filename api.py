@@ -25,7 +25,7 @@ from accel.codegen.global_copy import ELEM_BITS
 from accel.codegen.kernel import GemmKernel
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.ops import (
-    ACCUMULATOR, OUTPUT_TYPES, GemmOp, GemmShape, collect_ops, verify_module,
+    ACCUMULATOR, OUTPUT_TYPES, GemmOp, GemmShape, PackOp, UnpackOp, collect_ops, verify_module,
 )
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
@@ -176,6 +176,12 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
     gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
     if not gemms:
         raise AccelError("the module has no 'accel.gemm' to compile")
+    # The result lists gemm kernels only: a runtime pack would silently lose its kernel.
+    packs = [op for name in (PackOp.OP_NAME, UnpackOp.OP_NAME) for op in collect_ops(module, name)]
+    if packs:
+        raise AccelError(f"'{packs[0].name}' is not compiled by compile_module, which emits "
+                         f"accel.gemm kernels only (accel-opt's accel-kernel-pipeline lowers "
+                         f"it)", packs[0].location)
     arch = arch or gemms[0].arch
     check_arch(module, arch)
     if any(gm.perf_config_text is None for gm in gemms):

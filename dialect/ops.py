@@ -63,6 +63,18 @@ def _check_plain_buffer(value: ir.Value, name: str) -> None:
         raise AccelError(f"{name} must be a contiguous row-major memref, got {t}")
 
 
+# Ops whose bodies run on the device: an accel op there would launch a kernel from a kernel.
+_DEVICE_OPS = ("gpu.module", "gpu.func", "gpu.launch")
+
+
+def _check_host_code(op: ir.Operation) -> None:
+    parent = op.parent
+    while parent is not None:
+        if parent.name in _DEVICE_OPS:
+            raise AccelError(f"'{op.name}' must be in host code, not inside '{parent.name}'")
+        parent = parent.parent
+
+
 def _nonempty(shape: list[int], name: str) -> None:
     # A zero extent has no GEMM to run and would divide by zero in the block arithmetic.
     if 0 in shape:
@@ -245,6 +257,7 @@ class GemmOp:
         op = self.op
         if len(op.operands) != 3 or len(op.results) != 0:
             raise AccelError("'accel.gemm' takes 3 operands (A, B, C) and has no results")
+        _check_host_code(op)
         arch = self.arch
         if arch is None:
             raise AccelError("'accel.gemm' requires an 'arch' attribute")
@@ -420,6 +433,7 @@ class _PackLike:
             if len(self.op.operands) != 2 or len(self.op.results) != 0:
                 raise AccelError(f"'{self.OP_NAME}' takes 2 operands (source, dest) "
                                  f"and has no results")
+            _check_host_code(self.op)
             if "transposed" in self.op.attributes and not isinstance(
                     self.op.attributes["transposed"], ir.BoolAttr):
                 raise AccelError("attribute 'transposed' must be a bool")

@@ -195,6 +195,33 @@ def test_compile_module_bad_input(source, message):
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
+GEMM_OP = ('"accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf16>, '
+           'memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()')
+ARGS = "%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>"
+
+
+@pytest.mark.parametrize("source, where", [
+    (f"gpu.module @m {{\n  gpu.func @k({ARGS}) kernel {{\n    {GEMM_OP}\n    gpu.return\n"
+     f"  }}\n}}\n", "gpu.func"),
+    (f"func.func @f({ARGS}) {{\n  %c1 = arith.constant 1 : index\n  gpu.launch blocks(%x, %y, %z)"
+     f" in (%i = %c1, %j = %c1, %k = %c1) threads(%t, %u, %v) in (%l = %c1, %m = %c1, "
+     f"%n = %c1) {{\n    {GEMM_OP}\n    gpu.terminator\n  }}\n  return\n}}\n", "gpu.launch"),
+])
+def test_gemm_inside_device_code_is_rejected(source, where):
+    # Its lowering is a kernel launch, which device code cannot make.
+    with pytest.raises(AccelError, match=f"'accel.gemm' must be in host code, not inside "
+                                         f"'{where}'"):
+        accel.compile_module(source, assembly=False)
+
+
+def test_compile_module_does_not_drop_a_runtime_pack():
+    source = (f"func.func @f({ARGS}, %p: memref<1x4x2x4x16x4xf16>) {{\n"
+              '  "accel.pack"(%a, %p) {transposed = false} : (memref<1x64x32xf16>, '
+              f"memref<1x4x2x4x16x4xf16>) -> ()\n  {GEMM_OP}\n  return\n}}\n")
+    with pytest.raises(AccelError, match="'accel.pack' is not compiled by compile_module"):
+        accel.compile_module(source, assembly=False)
+
+
 def test_compile_module_bad_arch_option():
     with pytest.raises(AccelError, match="unknown arch 'gfx1'"):
         accel.compile_module(gemm_text(), arch="gfx1", assembly=False)
@@ -341,7 +368,8 @@ INPUT_ERRORS = [
     ("accel-compile", ["{empty}"], "the module has no 'accel.gemm' to compile"),
     ("accel-run", ["kernel", "{missing}", "--kernel", "k", "--block", "64"], "cannot read"),
     ("accel-run", ["{dir}", "--kernel", "k", "--block", "64"], "Is a directory"),
-    ("accel-run", ["kernel", "{binary}", "--kernel", "k", "--block", "64"], "binary.mlir:1:2: error:"),
+    ("accel-run", ["kernel", "{binary}", "--kernel", "k", "--block", "64"],
+     "binary.mlir:1:2: error:"),
     ("accel-run", ["host", "{empty}", "--func", "f"], "no func.func @f"),
     # bad option values, each reported by the tool as `tool: error: ...`
     ("accel-opt", ["{gemm}", "--accel-affix-perf-config=cu-count=-1"],
