@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from accel.codegen.builder import Emitter
+from accel.codegen.builder import Emitter, Value
 from accel.codegen.epilogue import Epilogue
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy, lds_fragment
 from accel.codegen.mma import MmaLayout, select_mma

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from accel.bindings import func, ir, new_context
-from accel.codegen.kernel import build_kernel
 from accel.dialect.accel_layout import AccelTile, pack
 from accel.dialect.ops import GemmOp, GemmShape
 from accel.dialect.perf_config import PerfConfig
