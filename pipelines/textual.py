@@ -8,6 +8,10 @@ that pass; runs of other elements are handed, as one segment, to
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Union
 
@@ -107,16 +111,48 @@ def _upstream_error(err: Exception) -> AccelError:
     return AccelError(str(err).strip().splitlines()[0] if str(err).strip() else repr(err))
 
 
+@contextmanager
+def _fd2_captured(into: list[str]):
+    """Collect what native code writes to file descriptor 2 (not sys.stderr) meanwhile."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            into.append(tmp.read().decode(errors="replace"))
+
+
+def parse_upstream(text: str) -> passmanager.PassManager:
+    """The PassManager of an upstream segment; AccelError (one line) if it does not parse.
+
+    LLVM's option parser writes why an option value is bad (`for the --max-iterations
+    option: 'x' value invalid ...`) straight to file descriptor 2, apart from the
+    exception: it is caught there and made part of the one diagnostic.
+    """
+    native: list[str] = []
+    try:
+        with _fd2_captured(native):
+            return passmanager.PassManager.parse(f"builtin.module({text})")
+    except (ValueError, RuntimeError) as e:
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        reason = next((ln.split("error: ", 1)[1] for ln in lines if "error: " in ln),
+                      lines[0] if lines else "parse error")
+        detail = " ".join(native).strip().lstrip(":").strip()
+        raise AccelError(f"invalid pass pipeline '{text}': {reason}"
+                         + (f" ({detail})" if detail else "")) from None
+
+
 def run_steps(module: ir.Module, steps: list[Step],
               after_each: Callable[[Step, ir.Module], None] | None = None) -> None:
     """Run steps in order on `module`, in place. `after_each` sees the IR after each."""
     for step in steps:
         if isinstance(step, UpstreamSegment):
-            try:
-                pm = passmanager.PassManager.parse(f"builtin.module({step.text})")
-            except (ValueError, RuntimeError) as e:
-                raise AccelError(f"invalid upstream pipeline '{step.text}': "
-                                 f"{str(e).strip().splitlines()[0]}") from None
+            pm = parse_upstream(step.text)
             try:
                 pm.run(module.operation)
             except ir.MLIRError as e:

@@ -17,13 +17,14 @@ import re
 import sys
 from typing import Sequence
 
-from accel.bindings import ir, new_context, passmanager
+from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
 from accel.dialect.ops import module_errors
 from accel.passes.registry import AccelPass
 from accel.pipelines import registered_passes
 from accel.pipelines.textual import (
-    Step, UpstreamSegment, parse_pass_element, parse_pipeline, run_steps, split_top_level,
+    Step, UpstreamSegment, parse_pass_element, parse_pipeline, parse_upstream, run_steps,
+    split_top_level,
 )
 from accel.tools import diagnostic_verifier as dv
 from accel.tools.cli_common import (
@@ -106,20 +107,7 @@ def _check_upstream(steps: list[Step]) -> None:
     with new_context():
         for step in steps:
             if isinstance(step, UpstreamSegment):
-                try:
-                    passmanager.PassManager.parse(f"builtin.module({step.text})")
-                except (ValueError, RuntimeError) as e:
-                    raise AccelError(f"invalid pass pipeline '{step.text}': "
-                                     f"{_pipeline_message(str(e))}") from None
-
-
-def _pipeline_message(text: str) -> str:
-    """The one informative line of MLIR's multi-line pipeline parser error."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    for ln in lines:
-        if "error: " in ln:
-            return ln.split("error: ", 1)[1]
-    return lines[0] if lines else "parse error"
+                parse_upstream(step.text)
 
 
 def _one_step_per_pass(steps: list[Step]) -> list[Step]:

@@ -660,6 +660,9 @@ PROCESS_CASES = [
      1, "<stdin>:1:1: error: 'accel.gemm' takes 3 operands"),
     ("accel-opt", ["{gemm}", "-o", "{file}/out.mlir"], b"", 1, "cannot write output file"),
     ("accel-opt", ["--frobnicate"], b"", 2, "accel-opt: error: unrecognized arguments"),
+    # LLVM's option parser writes to file descriptor 2 itself: still one line.
+    ("accel-opt", ["{gemm}", "--pass-pipeline=builtin.module(canonicalize{max-iterations=x})"],
+     b"", 1, "'x' value invalid for long argument!)"),
     ("accel-compile", GEMM_FLAGS + ["-o", "{file}/sub"], b"", 1, "cannot create output directory"),
     ("accel-compile", ["-", "-o", "{out}"], b"\x00garbage", 1, "<stdin>:1:2: error: custom op"),
     ("accel-run", ["gemm", "--arch", "gfx942", "-m", "0", "-n", "1", "-k", "1"], b"", 1,
