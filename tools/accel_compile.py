@@ -20,7 +20,7 @@ from accel.api import compile_gemm, compile_module
 from accel.diagnostics import AccelError
 from accel.target.database import ARCHES
 from accel.tools.cli_common import (
-    ArgumentParser, errors_in, read_input, run_cli, write_output_atomic,
+    ArgumentParser, errors_in, read_input, run_cli, write_outputs_atomic,
 )
 
 PROG = "accel-compile"
@@ -101,18 +101,9 @@ def write_result(result, output_dir: str, name: str) -> list[str]:
         os.makedirs(output_dir, exist_ok=True)
     except OSError as e:
         raise AccelError(f"cannot create output directory '{output_dir}': {e.strerror}") from None
-    written = []
-    try:
-        for fname, data in outputs:
-            path = os.path.join(output_dir, fname)
-            write_output_atomic(path, data)
-            written.append(path)
-    except BaseException:
-        # No partial set of outputs: remove what this run already wrote.
-        for path in written:
-            os.unlink(path)
-        raise
-    return written
+    files = [(os.path.join(output_dir, fname), data) for fname, data in outputs]
+    write_outputs_atomic(files)
+    return [path for path, _ in files]
 
 
 if __name__ == "__main__":

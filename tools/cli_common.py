@@ -69,6 +69,33 @@ def write_output_atomic(path: str, data: str | bytes) -> None:
             sys.stdout.write(data)
             sys.stdout.flush()
         return
+    write_outputs_atomic([(path, data)])
+
+
+def write_outputs_atomic(files: Sequence[tuple[str, str | bytes]]) -> None:
+    """Write several files all or nothing: each is staged in a temporary file beside it,
+    and only when all are staged are they renamed into place, so a failure leaves every
+    previous file as it was."""
+    staged: list[tuple[str, str]] = []
+    try:
+        for path, data in files:
+            staged.append((_stage(path, data), path))
+        while staged:
+            tmp, path = staged[0]
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                raise AccelError(f"cannot write output file '{path}': {e.strerror}") from None
+            staged.pop(0)
+    finally:
+        for tmp, _ in staged:
+            _remove_quietly(tmp)
+
+
+def _stage(path: str, data: str | bytes) -> str:
+    """A temporary file in `path`'s directory holding `data`."""
+    if os.path.isdir(path):  # found now, not when some files are already renamed
+        raise AccelError(f"cannot write output file '{path}': Is a directory")
     directory = os.path.dirname(os.path.abspath(path))
     mode = "wb" if isinstance(data, bytes) else "w"
     try:
@@ -83,13 +110,13 @@ def write_output_atomic(path: str, data: str | bytes) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
     except OSError as e:
         _remove_quietly(tmp)
         raise AccelError(f"cannot write output file '{path}': {e.strerror}") from None
     except BaseException:
         _remove_quietly(tmp)
         raise
+    return tmp
 
 
 def _remove_quietly(path: str) -> None:

@@ -411,12 +411,32 @@ def test_bad_input_is_one_line_and_exit_1(tool, argv, message, inputs, tmp_path)
     assert files_in(tmp_path) == before
 
 
+def test_empty_input_is_an_empty_module_for_accel_opt(inputs, tmp_path):
+    # As for mlir-opt: no ops is a valid module; the tools that need a gemm say so.
+    rc, err, _ = run_main("accel-opt", [inputs["{empty}"], "-o", str(tmp_path / "e.mlir")])
+    assert (rc, err) == (0, "") and (tmp_path / "e.mlir").read_text() == "module {\n}\n"
+
+
 @pytest.mark.parametrize("out_dir", ["{file}", "{file}/sub"])
 def test_compile_into_an_unusable_directory(out_dir, inputs, tmp_path):
     before = files_in(tmp_path)
     rc, err, _ = run_main("accel-compile", GEMM_FLAGS + ["-o", expand([out_dir], inputs)[0]])
     assert "cannot create output directory" in assert_one_error(rc, err)
     assert files_in(tmp_path) == before
+
+
+def test_failed_compile_write_keeps_the_previous_outputs(tmp_path):
+    out = tmp_path / "out"
+    assert run_main("accel-compile", GEMM_FLAGS + ["-o", str(out), "--name", "gemm"])[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert CONFIG not in before["gemm.json"].decode()
+    # Another tile for the same kernel symbol (its files would be rewritten), then a JSON
+    # path that cannot be written.
+    (out / "blocked.json").mkdir()
+    rc, err, _ = run_main("accel-compile", GEMM_FLAGS + ["--perf-config", CONFIG, "-o", str(out),
+                                                         "--name", "blocked"])
+    assert "blocked.json': Is a directory" in assert_one_error(rc, err)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
 
 
 @pytest.mark.parametrize("name", ["", "..", "../escaped", "sub/name"])
@@ -700,7 +720,7 @@ def test_compile_is_byte_identical_across_processes(tmp_path):
         p = subprocess.run([sys.executable, "-m", "accel.tools.accel_compile",
                             str(tmp_path / "two.mlir"), "-o", str(out)],
                            capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed})
-        assert p.returncode == 0, p.stderr.decode()
+        assert p.returncode == 0 and p.stderr == b"", p.stderr.decode()
         dirs.append(out)
     names = files_in(dirs[0])
     assert names == files_in(dirs[1]) and len(names) == 5   # 2 x (.hsaco, .s) + two.json
@@ -715,7 +735,7 @@ def test_accel_opt_is_identical_across_processes():
         p = subprocess.run([sys.executable, "-m", "accel.tools.accel_opt", "--accel-from-migraphx",
                             "--accel-kernel-pipeline=arch=gfx1201 format=isa"], input=seed,
                            capture_output=True, env={**os.environ, "PYTHONHASHSEED": hash_seed})
-        assert p.returncode == 0, p.stderr.decode()
+        assert p.returncode == 0 and p.stderr == b"", p.stderr.decode()
         outs.append(p.stdout)
     assert outs[0] == outs[1] and b"v_wmma_f32_16x16x16_f16" in outs[0]
 
