@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from accel.codegen.builder import Emitter, Value
-from accel.codegen.epilogue import Epilogue
+from accel.codegen.epilogue import Bias, Epilogue
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy, lds_fragment
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.dialect.accel_layout import ceil_div
@@ -61,6 +61,11 @@ class GemmKernel:
     c_type: str
     accumulate: bool
     symbol: str
+    c_layout: str                    # row | accel
+    c_shape: tuple[int, ...]
+    epilogue: str                    # none | bias | relu | bias_relu (dialect/ops.py)
+    bias_type: str | None            # memref type of the bias operand, if any
+    bias_shape: tuple[int, ...]      # [N] or [G, N]; () without a bias
 
     @property
     def acc_type(self) -> str:
@@ -122,10 +127,11 @@ class GemmKernel:
         self._emit_body(em)
         lds_a, lds_b = self._lds_types()
         gx, gy, gz = self.grid
+        bias_arg = f", %bias: {self.bias_type}" if self.bias_type else ""
         return (
             f"gpu.module @{self.symbol} {{\n"
             f"  gpu.func @{self.symbol}(%A: {self.a.memref_type}, %B: {self.b.memref_type}, "
-            f"%C: {self.c_type})\n"
+            f"%C: {self.c_type}{bias_arg})\n"
             f"      workgroup(%lds_a: {lds_a}, %lds_b: {lds_b}) kernel attributes {{"
             f"known_block_size = array<i32: {self.block_size}, 1, 1>, "
             f"known_grid_size = array<i32: {gx}, {gy}, {gz}>}} {{\n"
@@ -252,15 +258,21 @@ class GemmKernel:
         accs = _loop(em, self.k_tiles, [(x, acc_t) for x in accs] + staged, k_tile_body, "kt",
                      unroll=False)[:n_acc]
 
-        epilogue = Epilogue(mma=mma, c="%C", c_type=self.c_type, g=self.g, m=self.m, n=self.n,
+        bias = None
+        if self.bias_type:
+            bias = Bias(memref="%bias", memref_type=self.bias_type,
+                        batched=len(self.bias_shape) == 2)
+        epilogue = Epilogue(mma=mma, c="%C", c_type=self.c_type, c_layout=self.c_layout,
+                            g=self.g, m=self.m, n=self.n,
                             m_per_block=cfg.m_per_block, n_per_block=cfg.n_per_block,
+                            kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
                             acc_elem=self.acc_type, out_elem=self.out_type,
-                            accumulate=self.accumulate)
-        row_lane = em.add(em.add(em.mul(m_tile, cfg.m_per_block), em.mul(wave_m, cfg.m_per_wave)),
-                          mma.a_row(em, lane))
+                            accumulate=self.accumulate, bias=bias,
+                            relu=self.epilogue in ("relu", "bias_relu"))
+        row_in_tile = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         col_lane = em.add(em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave)),
                           mma.c_col_base(em, lane))
-        epilogue.emit(em, accs, reps_m, reps_n, batch, row_lane, col_lane)
+        epilogue.emit(em, accs, reps_m, reps_n, batch, m_tile, row_in_tile, col_lane)
 
 
 def _loop(em: Emitter, trips: int, carried: list[tuple[str, str]], body, hint: str,
@@ -284,13 +296,20 @@ def _loop(em: Emitter, trips: int, carried: list[tuple[str, str]], body, hint: s
 
 
 # ---- from the op ------------------------------------------------------------------------
-def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accumulate) -> str:
-    """Deterministic; the layouts and accumulate appear only when not the plain default."""
+def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accumulate,
+                  c_layout="row", epilogue="none", bias_batched=False) -> str:
+    """Deterministic; the layouts, accumulate and the epilogue appear only when not the
+    plain default (C's layout letter only when C is not row-major; a [G, N] bias is
+    `gbias`)."""
     name = f"accel_gemm_g{g}_m{m}_n{n}_k{k}_{in_type}_{out_type}"
-    if (a_layout, b_layout) != ("row", "row"):
+    if (a_layout, b_layout, c_layout) != ("row", "row", "row"):
         name += f"_{_LAYOUT_LETTER[a_layout]}{_LAYOUT_LETTER[b_layout]}"
+        if c_layout != "row":
+            name += _LAYOUT_LETTER[c_layout]
     if accumulate:
         name += "_acc"
+    if epilogue != "none":
+        name += "_" + epilogue.replace("bias", "gbias" if bias_batched else "bias")
     return f"{name}_{arch}"
 
 
@@ -317,7 +336,8 @@ def _build(gemm: GemmOp) -> GemmKernel:
         raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
                          f"{arch.name}: {problems[0]}")
     mma = select_mma(arch, in_type, config.mn_per_xdl)
-    for v in (gemm.a, gemm.b, gemm.c):
+    bias = gemm.bias
+    for v in (gemm.a, gemm.b, gemm.c) + ((bias,) if bias is not None else ()):
         shp, elem = memref_info(v)
         size = ELEM_BITS[elem] // 8
         for d in shp:
@@ -338,13 +358,17 @@ def _build(gemm: GemmOp) -> GemmKernel:
 
     a = operand("A", gemm.a, gemm.a_layout, shape.m, config.m_per_block)
     b = operand("B", gemm.b, gemm.b_layout, shape.n, config.n_per_block)
+    bias_shape = tuple(memref_info(bias)[0]) if bias is not None else ()
     kernel = GemmKernel(
         arch=arch, config=config, mma=mma, g=shape.g, m=shape.m, n=shape.n, k=shape.k,
         in_type=in_type, out_type=out_type,
         a=replace(a, slab_pad=a.padding_rows), b=replace(b, slab_pad=b.padding_rows),
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k, in_type, out_type, arch.name,
-                             gemm.a_layout, gemm.b_layout, gemm.accumulate))
+                             gemm.a_layout, gemm.b_layout, gemm.accumulate, gemm.c_layout,
+                             gemm.epilogue, len(bias_shape) == 2),
+        c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
+        bias_type=str(bias.type) if bias is not None else None, bias_shape=bias_shape)
     # The padding (at most 256 bytes per tile) is not in the LDS budget that perf-config
     # validity checks (tuning/validity.py); a config that fills LDS exactly goes without.
     if kernel.lds_bytes > arch.lds_bytes:

@@ -12,8 +12,20 @@ Destination style on memrefs: C[G,M,N] (+)= A[G,M,K] * B[G,K,N]. Operand layouts
   B: row [G,K,N] | transposed [G,N,K] | accel [G, N/nPB, K/kPB, kpackPB, nPB, kpack]
   C: row [G,M,N] | accel [G, M/mPB, N/kPB, kpackPB, mPB, kpack] (D=M, "K"=N; seed 001's
      second experiment), whose M and N are only known padded unless A or B is plain.
-`accumulate` (unit attribute) adds into C instead of overwriting it. After
-`accel-affix-perf-config` the op also carries block_size, grid_size and padded_m/n/k.
+`accumulate` (unit attribute) adds into C instead of overwriting it.
+
+Fused epilogue: `epilogue = "none" | "bias" | "relu" | "bias_relu"` (default "none"),
+and for "bias"/"bias_relu" a 4th operand, the bias: a row-major memref [N] (one row
+broadcast over every batch and row) or [G, N] (one row per batch) of the output element
+type. The kernel computes, in the accumulator type (f32, i32) and before the one
+conversion to the output type,
+
+  C = act(A * B (+ C_old if accumulate) (+ bias[g?, j]))    act = max(., 0) for relu
+
+  "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx1100", epilogue = "bias_relu", ...}
+      : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf16>, memref<48xf16>) -> ()
+
+After `accel-affix-perf-config` the op also carries block_size, grid_size and padded_m/n/k.
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ from accel.dialect.perf_config import PerfConfig
 from accel.target.database import get_arch
 
 OPERAND_LAYOUTS = ("row", "transposed", "accel")
+EPILOGUES = ("none", "bias", "relu", "bias_relu")
 
 # Accumulator type and legal output types per input element type.
 ACCUMULATOR = {"f16": "f32", "bf16": "f32", "i8": "i32", "f32": "f32"}
@@ -124,8 +137,10 @@ class GemmOp:
     def build(cls, a: ir.Value, b: ir.Value, c: ir.Value, *, arch: str,
               a_layout: str = "row", b_layout: str = "row", c_layout: str = "row",
               perf_config: PerfConfig | str | None = None, accumulate: bool = False,
+              bias: ir.Value | None = None, epilogue: str = "none",
               loc: ir.Location | None = None) -> "GemmOp":
-        """Create the op at the current insertion point."""
+        """Create the op at the current insertion point; `bias` becomes the 4th operand
+        (its epilogue must be "bias" or "bias_relu")."""
         attrs = {
             "arch": ir.StringAttr.get(arch),
             "a_layout": ir.StringAttr.get(a_layout),
@@ -136,7 +151,10 @@ class GemmOp:
             attrs["perf_config"] = ir.StringAttr.get(str(perf_config))
         if accumulate:
             attrs["accumulate"] = ir.UnitAttr.get()
-        op = ir.Operation.create(cls.OP_NAME, results=[], operands=[a, b, c],
+        if epilogue != "none":
+            attrs["epilogue"] = ir.StringAttr.get(epilogue)
+        operands = [a, b, c] + ([bias] if bias is not None else [])
+        op = ir.Operation.create(cls.OP_NAME, results=[], operands=operands,
                                  attributes=attrs, loc=loc or ir.Location.unknown())
         return cls(op)
 
@@ -152,6 +170,10 @@ class GemmOp:
     @property
     def c(self) -> ir.Value:
         return self.op.operands[2]
+
+    @property
+    def bias(self) -> ir.Value | None:
+        return self.op.operands[3] if len(self.op.operands) == 4 else None
 
     @property
     def location(self) -> ir.Location:
@@ -176,6 +198,18 @@ class GemmOp:
     @property
     def accumulate(self) -> bool:
         return "accumulate" in self.op.attributes
+
+    @property
+    def epilogue(self) -> str:
+        return _str_attr(self.op, "epilogue", "none")
+
+    @property
+    def has_bias(self) -> bool:
+        return self.epilogue in ("bias", "bias_relu")
+
+    @property
+    def relu(self) -> bool:
+        return self.epilogue in ("relu", "bias_relu")
 
     @property
     def perf_config_text(self) -> str | None:
@@ -255,8 +289,9 @@ class GemmOp:
 
     def _verify(self) -> None:
         op = self.op
-        if len(op.operands) != 3 or len(op.results) != 0:
-            raise AccelError("'accel.gemm' takes 3 operands (A, B, C) and has no results")
+        if len(op.operands) not in (3, 4) or len(op.results) != 0:
+            raise AccelError("'accel.gemm' takes 3 operands (A, B, C), or 4 (A, B, C, bias), "
+                             "and has no results")
         _check_host_code(op)
         arch = self.arch
         if arch is None:
@@ -306,6 +341,7 @@ class GemmOp:
             g, m, n = c_shape
         if a_g != g or b_g != g:
             raise AccelError(f"batch sizes disagree: A {a_g}, B {b_g}, C {g}")
+        self._verify_epilogue(g, n, c_t)
         _check_d(a_d, m, self.a_layout, "A", "M", a_shape)
         _check_d(b_d, n, self.b_layout, "B", "N", b_shape)
         if self.a_layout == "accel" and self.b_layout == "accel":
@@ -335,6 +371,26 @@ class GemmOp:
                         f"{name} accel layout [.., {kpb}, {d}, {kp}] disagrees with perf config "
                         f"{config} (expects kpackPerBlock={config.kpack_per_block}, "
                         f"dPerBlock={dpb}, kpack={config.kpack})")
+
+
+    def _verify_epilogue(self, g: int, n: int, out_t: str) -> None:
+        epilogue = self.epilogue
+        if epilogue not in EPILOGUES:
+            raise AccelError(f"epilogue must be one of {', '.join(EPILOGUES)}, got '{epilogue}'")
+        bias = self.bias
+        if self.has_bias and bias is None:
+            raise AccelError(f"epilogue '{epilogue}' needs a bias operand (the 4th)")
+        if bias is None:
+            return
+        if not self.has_bias:
+            raise AccelError(f"a bias operand needs epilogue 'bias' or 'bias_relu', "
+                             f"got '{epilogue}'")
+        shape, elem = memref_info(bias)
+        if elem != out_t:
+            raise AccelError(f"bias element type {elem} differs from the output type {out_t}")
+        if shape not in ([n], [g, n]):
+            raise AccelError(f"bias must be [N] = [{n}] or [G, N] = [{g}, {n}], got {shape}")
+        _check_plain_buffer(bias, "bias")
 
 
 def _reduction_extent(shape, layout: str, operand: str) -> int | None:

@@ -3,7 +3,8 @@
 The kernel itself is built by accel.codegen (see codegen/kernel.py); this pass places
 one `gpu.module` per kernel in the module (marked `gpu.container_module`) and replaces
 the gemm, inside its function, with a `gpu.launch_func` on grid (N tiles, M tiles, G)
-and a 1-D block of numWaves * waveSize threads, passing A, B, C in that order.
+and a 1-D block of numWaves * waveSize threads, passing A, B, C (and the bias of a
+fused bias epilogue) in that order.
 """
 
 from __future__ import annotations
@@ -77,5 +78,5 @@ def _replace_with_launch(gemm: GemmOp, kernel: GemmKernel) -> None:
         gx, gy, gz = kernel.grid
         gpu.LaunchFuncOp([kernel.symbol, kernel.symbol], (c(gx), c(gy), c(gz)),
                          (c(kernel.block_size), c(1), c(1)),
-                         kernel_operands=[gemm.a, gemm.b, gemm.c])
+                         kernel_operands=list(gemm.op.operands))
     gemm.op.erase()

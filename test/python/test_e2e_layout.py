@@ -79,9 +79,7 @@ def test_constant_weight_packed_at_compile_time(arch, t):
     assert result.ok, result.describe(c, ref)
 
 
-@pytest.mark.xfail(strict=True, reason="accel-gemm-to-gpu (codegen) cannot store C in the "
-                   "accel layout yet: it emits a 3-index raw_buffer_store into the 6-D C")
-@pytest.mark.parametrize("arch", ["gfx942"])
+@pytest.mark.parametrize("arch", ARCHES)
 def test_c_in_accel_layout_unpacked_by_kernel(arch):
     g, m, n, k = 1, 50, 40, 32
     with new_context():

@@ -3,7 +3,7 @@
 
 // Three operands, A, B and C.
 func.func @case0(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{'accel.gemm' takes 3 operands (A, B, C) and has no results}}
+  // expected-error@+1 {{'accel.gemm' takes 3 operands (A, B, C), or 4 (A, B, C, bias), and has no results}}
   "accel.gemm"(%a, %b) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<1x32x48xf16>) -> ()
   return
 }
@@ -12,7 +12,7 @@ func.func @case0(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x
 
 // No results: C is written in place.
 func.func @case1(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{'accel.gemm' takes 3 operands (A, B, C) and has no results}}
+  // expected-error@+1 {{'accel.gemm' takes 3 operands (A, B, C), or 4 (A, B, C, bias), and has no results}}
   %r = "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> i32
   return
 }
