@@ -220,8 +220,10 @@ def kernel_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
     args = []
     for op, layout in ((kernel.a, kernel.a.layout), (kernel.b, kernel.b.layout)):
         args.append(_arg(op.name, op.elem, op.shape, layout))
-    c_shape = (kernel.g, kernel.m, kernel.n)
-    args.append(_arg("C", kernel.out_type, c_shape, "row"))
+    args.append(_arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout))
+    if kernel.bias_type is not None:
+        # [N] broadcast over batches and rows, or [G, N]; the kernel's 4th argument.
+        args.append(_arg("bias", kernel.out_type, kernel.bias_shape, "row"))
     return {
         "symbol": kernel.symbol,
         "code_object": f"{kernel.symbol}.hsaco",
@@ -234,6 +236,7 @@ def kernel_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
         "padded": {"m": pm, "n": pn, "k": pk},
         "shape": {"g": kernel.g, "m": kernel.m, "n": kernel.n, "k": kernel.k},
         "accumulate": kernel.accumulate,
+        "epilogue": kernel.epilogue,
         "args": args,
     }
 

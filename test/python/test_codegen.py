@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from accel.bindings import func, ir, new_context
-from accel.dialect.accel_layout import AccelTile, pack
+from accel.dialect.accel_layout import AccelTile, pack, unpack
 from accel.dialect.ops import GemmOp, GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
@@ -36,30 +36,42 @@ def config(text: str) -> PerfConfig:
     return PerfConfig.parse(text, "mfma")
 
 
-def plain_shapes(g, m, n, k, a_layout, b_layout, cfg):
+def plain_shapes(g, m, n, k, a_layout, b_layout, cfg, c_layout="row"):
     a = {"row": (g, m, k), "transposed": (g, k, m),
          "accel": AccelTile(cfg.m_per_block, cfg.kpack_per_block, cfg.kpack).shape(g, m, k)}
     b = {"row": (g, k, n), "transposed": (g, n, k),
          "accel": AccelTile(cfg.n_per_block, cfg.kpack_per_block, cfg.kpack).shape(g, n, k)}
-    return a[a_layout], b[b_layout], (g, m, n)
+    c = {"row": (g, m, n), "accel": c_tile(cfg).shape(g, m, n)}
+    return a[a_layout], b[b_layout], c[c_layout]
 
 
-def gemm_module(arch, in_t, out_t, g, m, n, k, a_layout, b_layout, cfg, accumulate=False):
-    a_shape, b_shape, c_shape = plain_shapes(g, m, n, k, a_layout, b_layout, cfg)
+def c_tile(cfg) -> AccelTile:
+    """C's accel layout: D = M blocked by mPerBlock, N blocked like K."""
+    return AccelTile(cfg.m_per_block, cfg.kpack_per_block, cfg.kpack)
+
+
+def gemm_module(arch, in_t, out_t, g, m, n, k, a_layout, b_layout, cfg, accumulate=False,
+                c_layout="row", epilogue="none", bias_shape=None):
+    a_shape, b_shape, c_shape = plain_shapes(g, m, n, k, a_layout, b_layout, cfg, c_layout)
     ctx = new_context()
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
         el = {"f16": ir.F16Type.get, "bf16": ir.BF16Type.get, "f32": ir.F32Type.get,
               "i8": lambda: ir.IntegerType.get_signless(8),
               "i32": lambda: ir.IntegerType.get_signless(32)}
-        types = [ir.MemRefType.get(list(s), el[t]()) for s, t in
-                 ((a_shape, in_t), (b_shape, in_t), (c_shape, out_t))]
+        shapes = [(a_shape, in_t), (b_shape, in_t), (c_shape, out_t)]
+        if bias_shape is not None:
+            shapes.append((bias_shape, out_t))
+        types = [ir.MemRefType.get(list(s), el[t]()) for s, t in shapes]
         with ir.InsertionPoint(module.body):
             f = func.FuncOp("gemm", (types, []))
             entry = f.add_entry_block()
             with ir.InsertionPoint(entry):
-                GemmOp.build(*entry.arguments, arch=arch, a_layout=a_layout, b_layout=b_layout,
-                             perf_config=cfg, accumulate=accumulate)
+                args = list(entry.arguments)
+                GemmOp.build(*args[:3], arch=arch, a_layout=a_layout, b_layout=b_layout,
+                             c_layout=c_layout, perf_config=cfg, accumulate=accumulate,
+                             bias=args[3] if bias_shape is not None else None,
+                             epilogue=epilogue)
                 func.ReturnOp([])
     return ctx, module
 
@@ -71,9 +83,15 @@ def operand_data(rng, in_t, shape):
 
 
 def run_gemm(arch, in_t, out_t, g, m, n, k, a_layout="row", b_layout="row", cfg=None,
-             accumulate=False, seed=0):
-    """Simulate one GEMM; returns (C computed, float64 reference, elementwise bound)."""
-    ctx, module = gemm_module(arch, in_t, out_t, g, m, n, k, a_layout, b_layout, cfg, accumulate)
+             accumulate=False, seed=0, c_layout="row", epilogue="none", batched_bias=False):
+    """Simulate one GEMM; returns (C computed, float64 reference, elementwise bound).
+
+    C in the accel layout is unpacked for the comparison, after checking that the
+    kernel wrote its padding as zeros (codegen/epilogue.py)."""
+    has_bias = epilogue in ("bias", "bias_relu")
+    bias_shape = ((g, n) if batched_bias else (n,)) if has_bias else None
+    ctx, module = gemm_module(arch, in_t, out_t, g, m, n, k, a_layout, b_layout, cfg, accumulate,
+                              c_layout, epilogue, bias_shape)
     with ctx:
         (kernel,) = lower_gemms(module)
     rng = np.random.default_rng(seed)
@@ -85,26 +103,43 @@ def run_gemm(arch, in_t, out_t, g, m, n, k, a_layout="row", b_layout="row", cfg=
              "accel": pack(a, tile_a)}[a_layout]
     b_arg = {"row": b, "transposed": np.ascontiguousarray(b.transpose(0, 2, 1)),
              "accel": pack(b, tile_b, transposed=True)}[b_layout]
-    size = g * m * n
+    c_shape = plain_shapes(g, m, n, k, a_layout, b_layout, cfg, c_layout)[2]
+    size = int(np.prod(c_shape))
     c_buf = np.full(size + GUARD, SENTINEL[out_t], dtype=NP[out_t])
     c0 = None
     if accumulate:
         c0 = operand_data(rng, "i8" if out_t == "i32" else "f16", (g, m, n)).astype(NP[out_t])
-        c_buf[:size] = c0.reshape(-1)
+        c_buf[:size] = (pack(c0, c_tile(cfg)) if c_layout == "accel" else c0).reshape(-1)
+    args = [a_arg, b_arg, c_buf]
+    bias = None
+    if has_bias:
+        bias = operand_data(rng, "i8" if out_t == "i32" else "f16", bias_shape).astype(NP[out_t])
+        args.append(bias)
     with ctx:
         run_kernel(module, kernel.symbol, grid=kernel.grid, block=(kernel.block_size, 1, 1),
-                   args=[a_arg, b_arg, c_buf], arch=arch)
+                   args=args, arch=arch)
     assert (c_buf[size:] == SENTINEL[out_t]).all(), "a store escaped past C"
+    got = c_buf[:size].reshape(c_shape)
+    if c_layout == "accel":
+        plain = unpack(got, m, n)
+        padding = got.copy()
+        padding[pack(np.ones((g, m, n), np.int8), c_tile(cfg)).astype(bool)] = 0
+        assert (padding == 0).all(), "C's accel-layout padding is not zero"
+        got = plain
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     ref = a64 @ b64
     mag = np.abs(a64) @ np.abs(b64)
-    if c0 is not None:
-        ref = ref + c0.astype(np.float64)
-        mag = mag + np.abs(c0.astype(np.float64))
+    for extra in (c0, None if bias is None else
+                  bias.reshape(g if batched_bias else 1, 1, n)):
+        if extra is not None:
+            ref = ref + extra.astype(np.float64)
+            mag = mag + np.abs(extra.astype(np.float64))
+    if epilogue in ("relu", "bias_relu"):
+        ref = np.maximum(ref, 0.0)   # 1-Lipschitz: the accumulation bound carries over
     tol = (0.0 if in_t == "i8" else max(k, 1) * 2.0**-22 * mag) + OUT_EPS[out_t] * np.abs(ref)
     if out_t == "f16":  # f16 subnormals have an absolute spacing of 2^-24
         tol = tol + 2.0**-24
-    return c_buf[:size].reshape(g, m, n).astype(np.float64), ref, tol
+    return got.astype(np.float64), ref, tol
 
 
 def check(*args, **kw):
@@ -351,3 +386,85 @@ def test_gfx942_fragment_reads_are_128_bit():
     asm = r.kernels[0].assembly
     assert asm.count("ds_read_b128") == 8      # 8 k-steps, A and B: 2 * 8 / 2
     assert "ds_read_b64" not in asm and "ds_read2_b64" not in asm
+
+
+# ---- C in the accel layout ----------------------------------------------------------------
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("in_t,out_t,shape", [
+    ("f16", "f32", (2, 45, 37, 77)), ("bf16", "bf16", (1, 3, 100, 40)),
+    ("i8", "i32", (3, 70, 9, 50)), ("f16", "f16", (1, 64, 64, 64))])
+def test_c_in_accel_layout(arch, in_t, out_t, shape):
+    """Ragged M and N: 6-D stores along N inside kpack runs, padding written as zeros
+    (run_gemm checks it), nothing past the buffer."""
+    g, m, n, k = shape
+    kpack = 8 if in_t != "i8" else 16
+    cfg = wave_config(arch, in_t, 32, 32, 4 if in_t != "i8" else 2, kpack,
+                      mn=32 if arch == "gfx942" and in_t == "f16" else 16)
+    check(arch, in_t, out_t, g, m, n, k, b_layout="transposed", cfg=cfg, c_layout="accel")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_c_in_accel_layout_with_n_tiles_wider_than_its_padding(arch):
+    """nPerBlock 64 but C pads N to kPerBlock 16: the last N tile's columns beyond C's
+    32 padded columns are dropped; accumulate reads C back in the 6-D layout."""
+    cfg = wave_config(arch, "f16", 32, 64, 2, 8)
+    check(arch, "f16", "f32", 2, 40, 20, 48, cfg=cfg, c_layout="accel", accumulate=True)
+    check(arch, "f16", "bf16", 1, 33, 20, 30, a_layout="accel", cfg=cfg, c_layout="accel")
+
+
+# ---- fused epilogues ------------------------------------------------------------------------
+EPILOGUE_TYPES = (("f16", "f16"), ("bf16", "f32"), ("i8", "i32"))
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("in_t,out_t", EPILOGUE_TYPES)
+@pytest.mark.parametrize("epilogue,batched", [("bias", False), ("relu", False),
+                                              ("bias_relu", True)])
+def test_fused_epilogue(arch, in_t, out_t, epilogue, batched):
+    """bias [N] or [G, N] and relu in the accumulator type; ragged M and N, so bias
+    loads past N are masked."""
+    kpack = 8 if in_t != "i8" else 16
+    cfg = wave_config(arch, in_t, 32, 32, 4 if in_t != "i8" else 2, kpack)
+    check(arch, in_t, out_t, 2, 45, 36, 40, cfg=cfg, epilogue=epilogue, batched_bias=batched)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_fused_epilogue_with_accumulate_and_accel_c(arch):
+    """relu(A*B + C_old + bias): the order of the sum; with C in the accel layout the
+    bias is zeroed in padding rows, so the padding stays zero (run_gemm checks it)."""
+    cfg = wave_config(arch, "f16", 32, 32, 4, 8)
+    check(arch, "f16", "f32", 2, 40, 33, 64, cfg=cfg, accumulate=True, epilogue="bias_relu")
+    check(arch, "f16", "f16", 1, 45, 37, 50, cfg=cfg, c_layout="accel", epilogue="bias_relu",
+          batched_bias=True)
+
+
+def test_relu_clamps_and_bias_shifts():
+    """Not vacuous: the relu output has zeros, and a large bias moves every element."""
+    cfg = wave_config("gfx1100", "f16", 32, 32, 4, 8)
+    got, ref, _ = run_gemm("gfx1100", "f16", "f32", 1, 32, 32, 32, cfg=cfg, epilogue="relu")
+    assert (got == 0).mean() > 0.3 and (got > 0).any()
+    plain, _, _ = run_gemm("gfx1100", "f16", "f32", 1, 32, 32, 32, cfg=cfg)
+    biased, _, _ = run_gemm("gfx1100", "f16", "f32", 1, 32, 32, 32, cfg=cfg, epilogue="bias")
+    assert (plain != biased).all()
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_accel_c_and_bias_in_compiled_metadata(arch):
+    """Through compile_module to ISA: C's 6-D shape and layout, the bias as 4th argument,
+    the relu as a max instruction."""
+    from accel.api import compile_module
+    c_t, bias_t = "memref<2x2x3x2x32x8xf16>", "memref<2x48xf16>"
+    text = (f"func.func @f(%a: memref<2x64x32xf16>, %b: memref<2x32x48xf16>, %c: {c_t}, "
+            f"%bias: {bias_t}) {{\n"
+            f'  "accel.gemm"(%a, %b, %c, %bias) {{arch = "{arch}", c_layout = "accel", '
+            f'epilogue = "bias_relu", perf_config = "v4:32,32,2,16,16,16,8,1,1,2,0,0,1,1"}} : '
+            f"(memref<2x64x32xf16>, memref<2x32x48xf16>, {c_t}, {bias_t}) -> ()\n"
+            f"  return\n}}\n")
+    (kernel,) = compile_module(text).kernels
+    meta = kernel.metadata
+    assert kernel.symbol == f"accel_gemm_g2_m64_n48_k32_f16_f16_rrx_gbias_relu_{arch}"
+    assert meta["epilogue"] == "bias_relu"
+    assert [(a["name"], a["shape"], a["layout"], a["bytes"]) for a in meta["args"][2:]] == [
+        ("C", [2, 2, 3, 2, 32, 8], "accel", 2 * 2 * 3 * 2 * 32 * 8 * 2),
+        ("bias", [2, 48], "row", 2 * 48 * 2)]
+    assert "v_max" in kernel.assembly
