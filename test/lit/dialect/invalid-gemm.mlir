@@ -348,3 +348,66 @@ func.func @c_accel_config(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: 
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", c_layout = "accel", perf_config = "v4:32,32,8,16,16,16,8,1,2,2,0,0,1,1"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>) -> ()
   return
 }
+
+// -----
+
+// The epilogue is one of none, bias, relu, bias_relu.
+func.func @epilogue_unknown(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{epilogue must be one of none, bias, relu, bias_relu, got 'gelu'}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", epilogue = "gelu"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// A bias epilogue reads its bias from the 4th operand.
+func.func @epilogue_bias_missing(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{epilogue 'bias_relu' needs a bias operand (the 4th)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", epilogue = "bias_relu"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// A 4th operand without a bias epilogue would be ignored: rejected instead.
+func.func @epilogue_bias_unused(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>, %bias: memref<48xf32>) {
+  // expected-error@+1 {{a bias operand needs epilogue 'bias' or 'bias_relu', got 'relu'}}
+  "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx942", epilogue = "relu"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>, memref<48xf32>) -> ()
+  return
+}
+
+// -----
+
+// The bias has the output element type.
+func.func @epilogue_bias_type(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>, %bias: memref<48xf16>) {
+  // expected-error@+1 {{bias element type f16 differs from the output type f32}}
+  "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx942", epilogue = "bias"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>, memref<48xf16>) -> ()
+  return
+}
+
+// -----
+
+// The bias is one row of N, per batch or for all: not a column of M.
+func.func @epilogue_bias_shape(%a: memref<2x64x32xf16>, %b: memref<2x32x48xf16>, %c: memref<2x64x48xf32>, %bias: memref<2x64xf32>) {
+  // expected-error@+1 {{bias must be [N] = [48] or [G, N] = [2, 48], got [2, 64]}}
+  "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx942", epilogue = "bias"} : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf32>, memref<2x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// The bias is a plain global buffer, like every operand.
+func.func @epilogue_bias_strided(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>, %bias: memref<48xf32, strided<[2]>>) {
+  // expected-error@+1 {{bias must be a contiguous row-major memref, got memref<48xf32, strided<[2]>>}}
+  "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx942", epilogue = "bias"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>, memref<48xf32, strided<[2]>>) -> ()
+  return
+}
+
+// -----
+
+// The epilogue attribute is a string.
+func.func @epilogue_not_string(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{attribute 'epilogue' must be a string}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", epilogue = 1 : i32} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}

@@ -41,6 +41,18 @@ func.func @gemm_c_accel(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: me
   return
 }
 
+// Fused epilogues: relu alone, and bias [N] (or [G, N]) + relu with the bias as 4th operand.
+// CHECK-LABEL: func.func @gemm_epilogues
+// CHECK: "accel.gemm"(%arg0, %arg1, %arg2) {arch = "gfx1100", epilogue = "relu"} : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf32>) -> ()
+// CHECK: "accel.gemm"(%arg0, %arg1, %arg2, %arg3) {arch = "gfx1100", epilogue = "bias_relu"} : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf32>, memref<48xf32>) -> ()
+// CHECK: "accel.gemm"(%arg0, %arg1, %arg2, %arg4) {arch = "gfx1100", epilogue = "bias"} : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf32>, memref<2x48xf32>) -> ()
+func.func @gemm_epilogues(%a: memref<2x64x32xf16>, %b: memref<2x32x48xf16>, %c: memref<2x64x48xf32>, %bias: memref<48xf32>, %gbias: memref<2x48xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", epilogue = "relu"} : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf32>) -> ()
+  "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx1100", epilogue = "bias_relu"} : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf32>, memref<48xf32>) -> ()
+  "accel.gemm"(%a, %b, %c, %gbias) {arch = "gfx1100", epilogue = "bias"} : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf32>, memref<2x48xf32>) -> ()
+  return
+}
+
 // A 1x128x5120 operand in seed 001's blocking (mPerBlock 32, kpackPerBlock 8, kpack 8).
 // CHECK-LABEL: func.func @pack_unpack
 // CHECK: "accel.pack"(%arg0, %arg1) {transposed = false} : (memref<1x128x5120xf16>, memref<1x4x80x8x32x8xf16>) -> ()
