@@ -14,6 +14,9 @@ The bound for one element C[g, i, j]:
     summation order.
   * plus one rounding to the output type (its unit roundoff times |C|), and for f16
     output the absolute spacing 2^-24 of its subnormals.
+A fused epilogue (accel.gemm `epilogue`) adds the bias in f32 as one more addition
+(its magnitude joins the sum's) and applies relu, which is 1-Lipschitz: the bound of
+the sum carries over, the output rounding applies to the clamped value.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from accel.api import default_out_type, gemm_module_text
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile, pack
+from accel.dialect.ops import EPILOGUES, GemmOp, collect_ops
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.pipelines.textual import run_pipeline
 from accel.sim import Launch, run_host
@@ -50,14 +54,21 @@ def random_operand(rng: np.random.Generator, in_type: str, shape) -> np.ndarray:
 
 
 def reference(a: np.ndarray, b: np.ndarray, in_type: str, out_type: str,
-              c0: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(float64 A @ B (+ C0), elementwise bound) for plain A [G,M,K] and B [G,K,N]."""
+              c0: np.ndarray | None = None, bias: np.ndarray | None = None,
+              relu: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(float64 relu?(A @ B (+ C0) (+ bias)), elementwise bound) for plain A [G,M,K] and
+    B [G,K,N]; the bias is [N] or [G, N], broadcast over rows."""
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     ref = a64 @ b64
     mag = np.abs(a64) @ np.abs(b64)
-    if c0 is not None:
-        ref = ref + c0.astype(np.float64)
-        mag = mag + np.abs(c0.astype(np.float64))
+    if bias is not None:
+        bias = bias.reshape(-1 if bias.ndim == 2 else 1, 1, bias.shape[-1])
+    for extra in (c0, bias):
+        if extra is not None:
+            ref = ref + extra.astype(np.float64)
+            mag = mag + np.abs(extra.astype(np.float64))
+    if relu:
+        ref = np.maximum(ref, 0.0)
     k = a.shape[-1]
     tol = (0.0 if in_type == "i8" else max(k, 1) * 2.0**-22 * mag) + OUT_EPS[out_type] * np.abs(ref)
     if out_type == "f16":
@@ -123,17 +134,26 @@ class GemmCheck:
 def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = "f16",
                out_type: str | None = None, trans_a: bool = False, trans_b: bool = False,
                a_layout: str = "row", b_layout: str = "row", perf_config=None,
-               seed: int = 0) -> GemmCheck:
+               seed: int = 0, epilogue: str = "none", batched_bias: bool = False) -> GemmCheck:
     """Compile C[g,m,n] = A * B for `arch`, simulate it on random inputs and compare
-    every element of C with the float64 product."""
+    every element of C with the float64 product.
+
+    `epilogue` fuses a bias and/or relu (accel.gemm's attribute); the bias is [N], or
+    [G, N] with `batched_bias`."""
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
         raise AccelError(f"seed must be a non-negative integer, got {seed!r}")
+    if epilogue not in EPILOGUES:
+        raise AccelError(f"epilogue must be one of {', '.join(EPILOGUES)}, got {epilogue!r}")
+    has_bias = epilogue in ("bias", "bias_relu")
     out_type = out_type or default_out_type(in_type)
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
                             b_layout=b_layout, perf_config=perf_config, accumulate=False)
     with new_context():
         module = ir.Module.parse(text)
+        if epilogue != "none":
+            bias_shape = [g, n] if batched_bias else [n]
+            _fuse_epilogue(module, epilogue, bias_shape if has_bias else None)
         try:
             run_pipeline(module, GEMM_PIPELINE)
             (kernel,) = lower_gemms(module)
@@ -157,9 +177,43 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
         # C starts as NaN (a sentinel for integers): an element never written is wrong.
         c = np.full((g, m, n), np.nan if out_type != "i32" else -123456789,
                     dtype=NP_TYPES[out_type])
-        report = run_host(module, "gemm", [a_arg, b_arg, c], arch=arch)
-    ref, tol = reference(a, b, in_type, out_type)
+        bias = None
+        if has_bias:   # in the output type: small integers for i32, like the operands
+            bias = random_operand(rng, "i8" if out_type == "i32" else out_type,
+                                  bias_shape).astype(NP_TYPES[out_type])
+        args = [a_arg, b_arg, c] + ([bias] if has_bias else [])
+        report = run_host(module, "gemm", args, arch=arch)
+    ref, tol = reference(a, b, in_type, out_type, bias=bias,
+                         relu=epilogue in ("relu", "bias_relu"))
     return GemmCheck(str(cfg), (cfg.m_per_block, cfg.n_per_block, cfg.k_per_block),
                      tuple(kernel.grid), (kernel.block_size, 1, 1), kernel.lds_bytes,
                      kernel.mma.instr.mnemonic, tuple(report.launches), compare(c, ref, tol),
                      c.astype(np.float64), ref, tol, report.seconds)
+
+
+def _fuse_epilogue(module: ir.Module, epilogue: str, bias_shape: list[int] | None) -> None:
+    """Give the module's one accel.gemm `epilogue`, and with `bias_shape` a bias: a new
+    last argument of its function, of the output element type."""
+    (op,) = collect_ops(module, GemmOp.OP_NAME)
+    gemm = GemmOp(op)
+    operands = list(op.operands)
+    if bias_shape is not None:
+        with op.location:
+            _append_argument(op, operands, bias_shape, gemm.c.type.element_type)
+    attrs = {name: op.attributes[name] for name in op.attributes}
+    attrs["epilogue"] = ir.StringAttr.get(epilogue)
+    with ir.InsertionPoint(op):
+        ir.Operation.create(GemmOp.OP_NAME, results=[], operands=operands, attributes=attrs,
+                            loc=op.location)
+    op.erase()
+
+
+def _append_argument(op: ir.Operation, operands: list, shape: list[int], elem: ir.Type) -> None:
+    """A new last argument of `op`'s function, a memref<shape x elem>, into `operands`."""
+    f = op.parent
+    entry = f.regions[0].blocks[0]
+    t = ir.MemRefType.get(shape, elem)
+    operands.append(entry.add_argument(t, f.location))
+    old = f.attributes["function_type"].value
+    f.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get(list(old.inputs) + [t], list(old.results)))
