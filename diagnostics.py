@@ -12,6 +12,17 @@ import re
 # str(ir.Location) looks like  loc("file.mlir":12:5)  or  loc(unknown) or
 # loc(callsite(...)) / loc(fused[...]); we take the first file:line:col in it.
 _FILE_LINE_COL = re.compile(r'"([^"]*)":(\d+):(\d+)')
+# How much of a flattened multi-line message is kept.
+_ONE_LINE_CHARS = 200
+
+
+def one_line(message: str) -> str:
+    """`message` as one line: some MLIR messages end in an op dump with its regions
+    ("block with no terminator, has <op>..."); its lines are joined and cut short."""
+    if "\n" not in message:
+        return message
+    flat = " ".join(message.split())
+    return flat if len(flat) <= _ONE_LINE_CHARS else flat[:_ONE_LINE_CHARS] + " ..."
 
 
 class AccelError(Exception):
@@ -39,11 +50,11 @@ class AccelError(Exception):
         flc = self.file_line_col()
         if flc is None:
             where = f"{filename}: " if filename else ""
-            return f"{where}{self.severity}: {self.message}"
+            return f"{where}{self.severity}: {one_line(self.message)}"
         f, line, col = flc
         if filename and f in ("-", "", "<stdin>"):
             f = filename
-        return f"{f}:{line}:{col}: {self.severity}: {self.message}"
+        return f"{f}:{line}:{col}: {self.severity}: {one_line(self.message)}"
 
     def __str__(self) -> str:
         return self.render()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, one_line
 from accel.tools.cli_common import in_file
 
 SEVERITIES = ("error", "warning", "note", "remark")
@@ -42,7 +42,7 @@ class Diagnostic:
 
     def render(self) -> str:
         where = f"{self.file}:{self.line}:{self.col}: " if self.file else ""
-        return f"{where}{self.severity}: {self.message}"
+        return f"{where}{self.severity}: {one_line(self.message)}"
 
 
 def _severity_name(severity) -> str:

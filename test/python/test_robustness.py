@@ -411,6 +411,22 @@ def test_bad_input_is_one_line_and_exit_1(tool, argv, message, inputs, tmp_path)
     assert files_in(tmp_path) == before
 
 
+NO_TERMINATOR = ("func.func @f(%a: memref<4x4xf16>, %b: memref<4x4xf16>, %c: memref<4x4xf32>) {\n"
+                 "  linalg.matmul ins(%a, %b : memref<4x4xf16>, memref<4x4xf16>) "
+                 "outs(%c : memref<4x4xf32>)\n}\n")
+
+
+@pytest.mark.parametrize("extra", [[], ["--verify-diagnostics"]])
+def test_message_with_an_op_dump_is_one_line(extra, tmp_path):
+    # MLIR ends this message with the op printed generically, regions and all.
+    rc, err, _ = run_on_text("accel-opt", tmp_path, NO_TERMINATOR, *extra)
+    line = assert_one_error(rc, err)
+    assert "block with no terminator, has \"linalg.matmul\"" in line and line.endswith(" ...")
+    with pytest.raises(AccelError) as info:
+        accel.compile_module(NO_TERMINATOR)
+    assert "\n" not in str(info.value)
+
+
 def test_empty_input_is_an_empty_module_for_accel_opt(inputs, tmp_path):
     # As for mlir-opt: no ops is a valid module; the tools that need a gemm say so.
     rc, err, _ = run_main("accel-opt", [inputs["{empty}"], "-o", str(tmp_path / "e.mlir")])
