@@ -21,9 +21,17 @@ The conversion, per `func.func` whose signature uses `!migraphx.shaped`:
   (c_layout = "accel", blocked mPerBlock x kpackPerBlock x kpack with N as the
   blocked reduction-like side) in that out-parameter's memory; otherwise into a
   temporary row-major buffer.
-* add / sub / mul / relu / convert stay separate: the GEMM epilogue cannot fuse them
-  yet, so each becomes an elementwise linalg.generic on memrefs (reading its operands
-  through their views) that writes a new buffer, or the out-parameter if it is returned.
+* Epilogue fusion: a dot followed by an `add` of a bias and/or a `relu` becomes one
+  accel.gemm with `epilogue` = bias | relu | bias_relu (dialect/ops.py), when each
+  value of the chain dot -> add -> relu (add and relu each optional, in that order) has
+  that next op as its only use, and the add's other operand is a bias the gemm reads in
+  place: a view that is an [N] buffer broadcast over batches and rows, or a [G, N]
+  buffer (G the flattened batch) broadcast over rows, of the output element type. The
+  dot is lowered where its chain ends (the bias is defined by then); the chain's last
+  value takes the dot's place for the destination below.
+* Other add / sub / mul / relu / convert ops stay separate: each becomes an elementwise
+  linalg.generic on memrefs (reading its operands through their views) that writes a
+  new buffer, or the out-parameter if it is returned.
 * literal -> a private constant memref.global.
 Errors (wrong rank, bad permutation, mismatched shapes or types) are raised at the
 MIGraphX op's location.
@@ -32,7 +40,7 @@ MIGraphX op's location.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 
 from accel.bindings import func, ir, memref
@@ -87,6 +95,20 @@ def _width(elem: str) -> int:
     return int(re.search(r"\d+", elem).group())
 
 
+@dataclass(frozen=True)
+class _Fusion:
+    """A dot waiting for its epilogue: the ops absorbed so far end with `last`."""
+    dot: ir.Operation
+    last: ir.Operation
+    bias: ir.Value | None = None    # the bias memref ([N] or [G, N])
+    relu: bool = False
+
+    @property
+    def epilogue(self) -> str:
+        kinds = (["bias"] if self.bias is not None else []) + (["relu"] if self.relu else [])
+        return "_".join(kinds) or "none"
+
+
 @dataclass
 class _Tensor:
     """A MIGraphX value: `view` places its elements in the identity-layout memref `base`."""
@@ -124,6 +146,7 @@ class _FuncLowering:
         self.old = f
         self.loc = f.location
         self.values: dict = {}          # old ir.Value -> _Tensor
+        self.pending: dict = {}         # old ir.Value -> _Fusion whose `last` defines it
         self.written: set[int] = set()  # results already stored in their out-parameter
         arch = arch_option
         if "arch" in f.attributes:
@@ -207,6 +230,8 @@ class _FuncLowering:
         if name == "migraphx.literal":
             self._define(op, self._literal(op))
             return
+        if self._fuse(op):
+            return
         ins = [self.values[v] for v in op.operands]
         out_st = self._result_type(op)
         if name == "migraphx.transpose":
@@ -228,6 +253,58 @@ class _FuncLowering:
         else:
             raise AccelError(f"'{name}' is not supported by accel-from-migraphx", op.location)
         self._check_shape(op, self.values[op.results[0]].view.shape, out_st)
+
+    # ---- epilogue fusion -------------------------------------------------------
+    def _fuse(self, op: ir.Operation) -> bool:
+        """Defer a dot to its epilogue, or absorb `op` into a deferred one; True when
+        `op` needs no lowering of its own. A deferred dot that `op` cannot absorb is
+        lowered first, unfused."""
+        if op.name == "migraphx.dot":
+            if (len(op.results) != 1
+                    or _only_user(op.results[0], ("migraphx.add", "migraphx.relu")) is None):
+                return False
+            self.pending[op.results[0]] = _Fusion(op, op)
+            return True
+        waiting = [v for v in op.operands if v in self.pending]
+        for v in waiting[1:]:
+            self._finish(self.pending.pop(v))
+        if not waiting:
+            return False
+        fusion = self.pending.pop(waiting[0])
+        grown = self._absorb(fusion, op, waiting[0])
+        if grown is None:
+            self._finish(fusion)
+            return False
+        if not grown.relu and _only_user(op.results[0], ("migraphx.relu",)) is not None:
+            self.pending[op.results[0]] = grown
+        else:
+            self._finish(grown)
+        return True
+
+    def _absorb(self, fusion: _Fusion, op: ir.Operation, value: ir.Value) -> _Fusion | None:
+        """`fusion` extended by `op` (which reads `value`, its last result), or None."""
+        dot_st = self._result_type(fusion.dot)
+        st = _shaped(op.results[0].type) if len(op.results) == 1 else None
+        if (st is None or fusion.relu or st.dims != dot_st.dims or st.elem != dot_st.elem
+                or st.is_unsigned):
+            return None
+        if op.name == "migraphx.relu" and len(op.operands) == 1:
+            return replace(fusion, last=op, relu=True)
+        if op.name != "migraphx.add" or len(op.operands) != 2 or fusion.bias is not None:
+            return None
+        other = self.values[op.operands[1] if op.operands[0] == value else op.operands[0]]
+        if other.st.elem != st.elem:
+            return None
+        bias = _bias_buffer(other, st.dims)
+        return None if bias is None else replace(fusion, last=op, bias=bias)
+
+    def _finish(self, fusion: _Fusion) -> None:
+        """Lower the fused dot where its chain ends; its result is the chain's last."""
+        dot, last = fusion.dot, fusion.last
+        with dot.location:
+            t = self._dot(dot, [self.values[v] for v in dot.operands],
+                          self._result_type(dot), fusion)
+        self._define(last, replace(t, st=self._result_type(last)))
 
     def _define(self, op: ir.Operation, t: _Tensor) -> None:
         if len(op.results) != 1:
@@ -308,7 +385,8 @@ class _FuncLowering:
         return f"{stem}_{i}"
 
     # ---- dot -----------------------------------------------------------------
-    def _dot(self, op, ins: list[_Tensor], out_st: ShapedType) -> _Tensor:
+    def _dot(self, op, ins: list[_Tensor], out_st: ShapedType,
+             fusion: _Fusion | None = None) -> _Tensor:
         if len(ins) != 2:
             raise AccelError("'migraphx.dot' takes two operands", op.location)
         a, b = ins
@@ -348,14 +426,15 @@ class _FuncLowering:
         a_mem, a_layout = self._gemm_operand(a, "A", g, m, k, config)
         b_mem, b_layout = self._gemm_operand(b, "B", g, n, k, config)
         elem_t = ir.Type.parse(out_st.mlir_elem)
-        dest = self._dot_destination(op, want, g, m, n, config)
+        dest = self._dot_destination(fusion.last if fusion else op, want, g, m, n, config)
         if dest is None:
             c_mem, c_layout = memrefs.alloc([g, m, n], elem_t), "row"
         else:
             c_mem, c_layout = dest
         gemm = GemmOp.build(a_mem, b_mem, c_mem, arch=self.arch, a_layout=a_layout,
                             b_layout=b_layout, c_layout=c_layout, perf_config=config_text,
-                            loc=op.location)
+                            bias=fusion.bias if fusion else None,
+                            epilogue=fusion.epilogue if fusion else "none", loc=op.location)
         gemm.verify()
         if c_layout == "row":
             return _Tensor(c_mem, View.contiguous([g, m, n]).reshape(want), out_st)
@@ -468,6 +547,27 @@ class _FuncLowering:
                              loc)
         exprs = view.index_exprs(memref_info(out)[0])
         memrefs.generic([self._indexing(t)], (out, exprs), len(st.dims), lambda a: a[0])
+
+
+def _only_user(value: ir.Value, names: tuple[str, ...]) -> ir.Operation | None:
+    """The op using `value`, if that is its only use and the op is one of `names`."""
+    uses = list(value.uses)
+    if len(uses) != 1 or uses[0].owner.name not in names:
+        return None
+    return uses[0].owner
+
+
+def _bias_buffer(t: _Tensor, dims) -> ir.Value | None:
+    """`t` as the memref a fused bias epilogue reads: [N] when its view broadcasts an
+    [N] buffer over batches and rows, [G, N] when it broadcasts [G, N] over rows."""
+    *batch, _, n = dims
+    g = prod(batch)
+    numel = prod(t.base_shape)
+    for source, shape in (([n], [n]), (batch + [1, n], [g, n])):
+        view = View.contiguous(source).broadcast(list(dims))
+        if view is not None and t.view.same_as(view) and numel == prod(shape):
+            return memrefs.reshape(t.base, shape)
+    return None
 
 
 def _accel_chain(shape6, g: int, d: int, k: int, transposed: bool) -> View:

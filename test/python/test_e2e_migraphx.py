@@ -16,6 +16,7 @@ import pytest
 
 from accel.bindings import ir, new_context
 from accel.check import OUT_EPS, compare, random_operand, reference
+from accel.dialect.ops import collect_ops
 from accel.migraphx import translate
 from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host
@@ -148,9 +149,10 @@ def test_seed001_scaled(arch, accel_output):
     assert result.ok, result.describe(got, ref.reshape(-1))
 
 
-# Seed 001's dot followed by a bias add, relu and a convert to f16: none fuses into the
-# GEMM yet, so each is a linalg.generic that runs on the host. B's strides put it in
-# memory as [G, N, K] (a transposed operand); no perf config, so one is selected.
+# Seed 001's dot followed by a bias add, relu and a convert to f16: the add and relu fuse
+# into the GEMM's epilogue, the convert stays a linalg.generic that runs on the host.
+# B's strides put it in memory as [G, N, K] (a transposed operand); no perf config, so
+# one is selected.
 EPILOGUE = """
 func.func @bias_relu(%a: !migraphx.shaped<2x48x40xf16, 1920x40x1>, %b: !migraphx.shaped<2x40x36xf16, 1440x1x40>, %bias: !migraphx.shaped<36xf32, 1>) -> !migraphx.shaped<2x48x36xf16, 1728x36x1> attributes {kernel, arch = "##TOKEN_ARCH##"} {
   %0 = migraphx.dot %a, %b : <2x48x40xf16, 1920x40x1>, <2x40x36xf16, 1440x1x40> -> <2x48x36xf32, 1728x36x1>
@@ -164,24 +166,56 @@ func.func @bias_relu(%a: !migraphx.shaped<2x48x40xf16, 1920x40x1>, %b: !migraphx
 
 
 @pytest.mark.parametrize("arch", ARCHES)
-def test_unfused_bias_relu_convert_on_host(arch):
+def test_fused_bias_relu_then_convert_on_host(arch):
     rng = np.random.default_rng(2)
     with new_context():
         module = compile_migraphx(EPILOGUE, arch)
+        (launch,) = collect_ops(module, "gpu.launch_func")
+        assert "_bias_relu_" in str(launch.attributes["kernel"])
+        assert str(module).count("linalg.generic") == 1, "only the convert runs on the host"
         a = random_operand(rng, "f16", (2, 48, 40))
         b_nk = random_operand(rng, "f16", (2, 36, 40))     # memory order of B
         bias = random_operand(rng, "f32", (36,))
         out = np.full((2, 48, 36), np.nan, dtype=np.float16)
         report = run_host(module, "bias_relu", [a, b_nk, bias, out], arch=arch)
     assert len(report.launches) == 1
-    ref, tol = reference(a, b_nk.transpose(0, 2, 1), "f16", "f32")
-    # add, relu and the f16 rounding are monotone: the f32 bound carries through, plus
-    # the rounding of the sum and one f16 rounding.
-    ref = np.maximum(ref + bias, 0.0)
-    tol = tol + OUT_EPS["f32"] * np.abs(ref) + OUT_EPS["f16"] * ref + 2.0**-24
+    ref, tol = reference(a, b_nk.transpose(0, 2, 1), "f16", "f32", bias=bias, relu=True)
+    # relu and the f16 rounding are monotone: the f32 bound carries through, plus one
+    # f16 rounding of the converted value.
+    tol = tol + OUT_EPS["f16"] * ref + 2.0**-24
     result = compare(out, ref, tol)
     assert result.ok, result.describe(out, ref)
     assert (out >= 0).all() and (out == 0).any(), "relu clamps some elements"
+
+
+# dot + per-batch bias ([G, 1, N], broadcast over rows) + relu on i8, ragged M and N, the
+# result returned directly: ONE kernel, no linalg.generic, exact against numpy.
+I8_BIAS_RELU = """
+func.func @i8_bias_relu(%a: !migraphx.shaped<3x37x50xsi8, 1850x50x1>, %b: !migraphx.shaped<3x50x21xsi8, 1050x21x1>, %bias: !migraphx.shaped<3x1x21xsi32, 21x21x1>) -> !migraphx.shaped<3x37x21xsi32, 777x21x1> attributes {kernel, arch = "##TOKEN_ARCH##"} {
+  %0 = migraphx.dot %a, %b : <3x37x50xsi8, 1850x50x1>, <3x50x21xsi8, 1050x21x1> -> <3x37x21xsi32, 777x21x1>
+  %1 = migraphx.multibroadcast %bias {out_dyn_dims = [], out_lens = [3, 37, 21]} : <3x1x21xsi32, 21x21x1> -> <3x37x21xsi32, 21x0x1>
+  %2 = migraphx.add %1, %0 : <3x37x21xsi32, 21x0x1>, <3x37x21xsi32, 777x21x1> -> <3x37x21xsi32, 777x21x1>
+  %3 = migraphx.relu %2 : <3x37x21xsi32, 777x21x1> -> <3x37x21xsi32, 777x21x1>
+  return %3 : !migraphx.shaped<3x37x21xsi32, 777x21x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_fused_i8_batch_bias_relu_is_one_kernel(arch):
+    rng = np.random.default_rng(4)
+    with new_context():
+        module = compile_migraphx(I8_BIAS_RELU, arch)
+        assert "linalg.generic" not in str(module)
+        a = random_operand(rng, "i8", (3, 37, 50))
+        b = random_operand(rng, "i8", (3, 50, 21))
+        bias = rng.integers(-200, 200, size=(3, 1, 21)).astype(np.int32)
+        out = np.full((3, 37, 21), -777, dtype=np.int32)
+        report = run_host(module, "i8_bias_relu", [a, b, bias, out], arch=arch)
+    assert len(report.launches) == 1
+    want = np.maximum(a.astype(np.int64) @ b.astype(np.int64) + bias, 0)
+    assert (out == want).all(), np.argwhere(out != want)[:3]
+    assert (out == 0).any() and (out > 0).any()
 
 
 def test_materialised_operand_copy_runs_on_host():
