@@ -25,7 +25,7 @@ from accel.codegen.global_copy import ELEM_BITS
 from accel.codegen.kernel import GemmKernel
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.ops import (
-    ACCUMULATOR, OUTPUT_TYPES, GemmOp, GemmShape, PackOp, UnpackOp, collect_ops, verify_module,
+    ACCUMULATOR, EPILOGUES, OUTPUT_TYPES, GemmOp, GemmShape, PackOp, UnpackOp, collect_ops, verify_module,
 )
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
@@ -66,16 +66,20 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
                  out_type: str | None = None, trans_a: bool = False, trans_b: bool = False,
                  a_layout: str = "row", b_layout: str = "row",
                  perf_config: str | PerfConfig | None = None,
-                 accumulate: bool = False, assembly: bool = True) -> CompileResult:
+                 accumulate: bool = False, epilogue: str = "none", batched_bias: bool = False,
+                 assembly: bool = True) -> CompileResult:
     """Compile C[g,m,n] (+)= A * B for `arch`.
 
     `trans_a`/`trans_b` store A as [G,K,M] / B as [G,N,K]; `a_layout`/`b_layout`
     "accel" store them tiled by the perf config (seed 001) instead. Without a perf
-    config one is selected (accel.tuning.selection).
+    config one is selected (accel.tuning.selection). `epilogue` ("bias", "relu",
+    "bias_relu") fuses C = relu(A*B + bias) into the kernel, with a bias of N values
+    (of the output type), or G x N with `batched_bias`; it is the kernel's 4th argument.
     """
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
-                            b_layout=b_layout, perf_config=perf_config, accumulate=accumulate)
+                            b_layout=b_layout, perf_config=perf_config, accumulate=accumulate,
+                            epilogue=epilogue, batched_bias=batched_bias)
     try:
         return compile_module(text, arch, assembly=assembly)
     except AccelError as e:
@@ -86,8 +90,9 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
 
 def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
                      out_type: str | None, trans_a: bool, trans_b: bool, a_layout: str,
-                     b_layout: str, perf_config, accumulate: bool) -> str:
-    """The MLIR text of a function holding one `accel.gemm` with these parameters."""
+                     b_layout: str, perf_config, accumulate: bool, epilogue: str = "none",
+                     batched_bias: bool = False) -> str:
+    """The MLIR text of a function @gemm(A, B, C[, bias]) holding one `accel.gemm`."""
     info = get_arch(arch)
     # Every parameter ends up in MLIR text: check it here, never let it garble the text.
     if in_type not in ACCUMULATOR:
@@ -100,7 +105,10 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
         if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v <= 0:
             raise AccelError(f"{name} must be a positive integer, got {v!r}")
     g, m, n, k = int(g), int(m), int(n), int(k)
-    for name, v in (("trans_a", trans_a), ("trans_b", trans_b), ("accumulate", accumulate)):
+    if epilogue not in EPILOGUES:
+        raise AccelError(f"epilogue must be one of {', '.join(EPILOGUES)}, got {epilogue!r}")
+    for name, v in (("trans_a", trans_a), ("trans_b", trans_b), ("accumulate", accumulate),
+                    ("batched_bias", batched_bias)):
         if v not in (True, False):   # "no" would be truthy
             raise AccelError(f"{name} must be a bool, got {v!r}")
     if not isinstance(perf_config, (str, PerfConfig, type(None))):
@@ -140,8 +148,17 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
         attrs.append(f'perf_config = "{config}"')
     if accumulate:
         attrs.append("accumulate")
-    return (f"func.func @gemm(%a: {ta}, %b: {tb}, %c: {tc}) {{\n"
-            f"  \"accel.gemm\"(%a, %b, %c) {{{', '.join(attrs)}}} : ({ta}, {tb}, {tc}) -> ()\n"
+    args, operands, types = [f"%a: {ta}", f"%b: {tb}", f"%c: {tc}"], ["%a", "%b", "%c"], [ta, tb, tc]
+    if epilogue != "none":
+        attrs.append(f'epilogue = "{epilogue}"')
+    if epilogue in ("bias", "bias_relu"):
+        tbias = memref((g, n) if batched_bias else (n,), out_type)
+        args.append(f"%bias: {tbias}")
+        operands.append("%bias")
+        types.append(tbias)
+    return (f"func.func @gemm({', '.join(args)}) {{\n"
+            f"  \"accel.gemm\"({', '.join(operands)}) {{{', '.join(attrs)}}} : "
+            f"({', '.join(types)}) -> ()\n"
             f"  return\n}}\n")
 
 

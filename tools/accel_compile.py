@@ -50,6 +50,10 @@ def _parser() -> ArgumentParser:
     p.add_argument("--b-layout", choices=("row", "accel"), default="row")
     p.add_argument("--perf-config", help="rocMLIR perf config string, v3:... or v4:...")
     p.add_argument("--accumulate", action="store_true", help="C += A * B instead of C = A * B")
+    p.add_argument("--epilogue", choices=("none", "bias", "relu", "bias_relu"), default="none",
+                   help="fused epilogue: C = relu?(A * B + bias?); the bias is the 4th argument")
+    p.add_argument("--batched-bias", action="store_true",
+                   help="the bias is [G, N] (one row per batch) instead of [N]")
     p.add_argument("--name", help="base name of the JSON file")
     p.add_argument("-o", "--output-dir", default=".", help="directory for the outputs (default .)")
     return p
@@ -64,6 +68,8 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.input is not None:
         gemm_flags = [f for f, v in (("-m", args.m), ("-n", args.n), ("-k", args.k),
                                      ("--perf-config", args.perf_config)) if v is not None]
+        gemm_flags += [f for f, v in (("--epilogue", args.epilogue != "none"),
+                                      ("--batched-bias", args.batched_bias)) if v]
         if gemm_flags:
             raise AccelError(f"{', '.join(gemm_flags)} cannot be combined with an input file")
         text, display = read_input(args.input)
@@ -80,7 +86,8 @@ def _main(argv: Sequence[str] | None) -> int:
                               in_type=args.in_type, out_type=args.out_type,
                               trans_a=args.trans_a, trans_b=args.trans_b,
                               a_layout=args.a_layout, b_layout=args.b_layout,
-                              perf_config=args.perf_config, accumulate=args.accumulate)
+                              perf_config=args.perf_config, accumulate=args.accumulate,
+                              epilogue=args.epilogue, batched_bias=args.batched_bias)
         default_name = None
     if default_name is None or len(result.kernels) == 1:
         default_name = result.kernels[0].symbol

@@ -165,12 +165,14 @@ def run_gemm_command(opts) -> int:
     r = check_gemm(opts.arch, g=opts.g, m=opts.m, n=opts.n, k=opts.k, in_type=opts.type,
                    out_type=opts.out_type, trans_a=opts.trans_a, trans_b=opts.trans_b,
                    a_layout=opts.a_layout, b_layout=opts.b_layout,
-                   perf_config=opts.perf_config, seed=opts.seed)
+                   perf_config=opts.perf_config, seed=opts.seed, epilogue=opts.epilogue,
+                   batched_bias=opts.batched_bias)
     cmp = r.comparison
     a = "transposed" if opts.trans_a else opts.a_layout
     b = "transposed" if opts.trans_b else opts.b_layout
     print(f"gemm on {opts.arch}: G={opts.g} M={opts.m} N={opts.n} K={opts.k}, "
-          f"{opts.type} -> {opts.out_type or default_out_type(opts.type)}, A {a}, B {b}")
+          f"{opts.type} -> {opts.out_type or default_out_type(opts.type)}, A {a}, B {b}"
+          + (f", epilogue {opts.epilogue}" if opts.epilogue != "none" else ""))
     print(f"perf config {r.perf_config}")
     print(f"tile {r.tile[0]}x{r.tile[1]}x{r.tile[2]}, grid {r.grid}, block {r.block}, "
           f"LDS {r.lds_bytes} bytes, MMA {r.mma}")
@@ -220,6 +222,9 @@ def _add_gemm_args(p):
     p.add_argument("--a-layout", choices=("row", "accel"), default="row")
     p.add_argument("--b-layout", choices=("row", "accel"), default="row")
     p.add_argument("--perf-config", default=None, help="e.g. v4:... (default: selected)")
+    p.add_argument("--epilogue", choices=("none", "bias", "relu", "bias_relu"), default="none",
+                   help="fused epilogue: C = relu?(A * B + bias?)")
+    p.add_argument("--batched-bias", action="store_true", help="the bias is [G, N], not [N]")
     p.add_argument("--seed", type=_seed, default=0)
 
 

@@ -103,3 +103,32 @@ func.func @f(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x4
                                                   "v_mfma_i32_16x16x32_i8"]
     for k in meta["kernels"]:
         assert (tmp_path / k["code_object"]).exists()
+
+
+@pytest.mark.parametrize("epilogue,batched,bias_shape", [
+    ("bias", False, [77]), ("relu", False, None), ("bias_relu", True, [2, 77])])
+def test_epilogue_through_the_library_and_cli(tmp_path, epilogue, batched, bias_shape):
+    result = compile_gemm("gfx942", g=2, m=40, n=77, k=32, epilogue=epilogue,
+                          batched_bias=batched, assembly=False)
+    meta = result.kernels[0].metadata
+    assert meta["epilogue"] == epilogue
+    args = [(a["name"], a["shape"]) for a in meta["args"]]
+    assert args[:3] == [("A", [2, 40, 32]), ("B", [2, 32, 77]), ("C", [2, 40, 77])]
+    assert args[3:] == ([("bias", bias_shape)] if bias_shape else [])
+    flags = ["--epilogue", epilogue] + (["--batched-bias"] if batched else [])
+    assert accel_compile(["--arch", "gfx942", "-g", "2", "-m", "40", "-n", "77", "-k", "32",
+                          *flags, "-o", str(tmp_path)]) == 0
+    (js,) = tmp_path.glob("*.json")
+    assert json.loads(js.read_text()) == result.metadata()
+
+
+def test_epilogue_flags_do_not_combine_with_an_input_file(tmp_path, capsys):
+    src = tmp_path / "g.mlir"
+    src.write_text("func.func @f() { return }\n")
+    assert accel_compile([str(src), "--epilogue", "relu", "-o", str(tmp_path)]) == 1
+    assert "--epilogue cannot be combined with an input file" in capsys.readouterr().err
+
+
+def test_unknown_epilogue_is_a_diagnostic():
+    with pytest.raises(AccelError, match="epilogue must be one of"):
+        compile_gemm("gfx942", m=16, n=16, k=16, epilogue="gelu")
