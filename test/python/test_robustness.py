@@ -362,6 +362,8 @@ INPUT_ERRORS = [
     ("accel-opt", ["{binary}"], "is not UTF-8 text"),
     ("accel-opt", ["{latin1}"], "is not UTF-8 text"),
     ("accel-opt", ["{binary}", "--migraphx"], "is not UTF-8 text"),
+    ("accel-opt", ["{gemm}", "-o", "{dir}/missing/out.mlir"], "cannot write output file"),
+    ("accel-opt", ["{gemm}", "-o", "{dir}"], "Is a directory"),
     ("accel-compile", ["{missing}"], "cannot open input file"),
     ("accel-compile", ["{dir}"], "Is a directory"),
     ("accel-compile", ["{binary}"], "is not UTF-8 text"),
@@ -439,6 +441,21 @@ def test_compile_into_an_unusable_directory(out_dir, inputs, tmp_path):
     rc, err, _ = run_main("accel-compile", GEMM_FLAGS + ["-o", expand([out_dir], inputs)[0]])
     assert "cannot create output directory" in assert_one_error(rc, err)
     assert files_in(tmp_path) == before
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+@pytest.mark.parametrize("tool, argv", [
+    ("accel-opt", ["{gemm}", "-o", "{out}/x.mlir"]),
+    ("accel-compile", GEMM_FLAGS + ["-o", "{out}"]),
+])
+def test_output_into_a_read_only_directory(tool, argv, inputs, tmp_path):
+    os.chmod(inputs["{out}"], 0o555)
+    try:
+        rc, err, _ = run_main(tool, expand(argv, inputs))
+        assert "cannot write output file" in assert_one_error(rc, err)
+        assert files_in(tmp_path / "out") == []
+    finally:
+        os.chmod(inputs["{out}"], 0o755)
 
 
 def test_failed_compile_write_keeps_the_previous_outputs(tmp_path):
@@ -663,6 +680,9 @@ GEMM_MUTATIONS = {
     "block_size wrong": dict(attrs=f'arch = "gfx942", perf_config = "{CONFIG}", block_size = 7'),
     "grid_size wrong": dict(attrs=f'arch = "gfx942", perf_config = "{CONFIG}", grid_size = 0'),
     "unknown attribute": dict(attrs='arch = "gfx942", colour = "blue"'),
+    "epilogue unknown": dict(attrs='arch = "gfx942", epilogue = "gelu"'),
+    "epilogue int": dict(attrs='arch = "gfx942", epilogue = 3'),
+    "epilogue bias without a bias": dict(attrs='arch = "gfx942", epilogue = "bias"'),
 }
 PASS_CHAINS = [
     ["--accel-affix-perf-config"],
