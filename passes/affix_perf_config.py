@@ -37,6 +37,13 @@ class AffixPerfConfig(AccelPass):
         if self.cu_count < 0:
             raise AccelError(f"option 'cu-count' of '{self.NAME}' must be >= 0, "
                              f"got {self.cu_count}")
+        if self.perf_config:
+            # Report a malformed option even when there is no gemm to apply it to. A v3
+            # string reads differently for MFMA and WMMA: it must parse as one of them.
+            try:
+                PerfConfig.parse(self.perf_config, "wmma")
+            except AccelError:
+                PerfConfig.parse(self.perf_config, "mfma")
         for op in collect_ops(module, GemmOp.OP_NAME):
             self._affix(GemmOp(op))
 

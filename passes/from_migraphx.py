@@ -70,6 +70,8 @@ class FromMigraphx(AccelPass):
     arch: str = option("", "target arch for functions without an 'arch' attribute")
 
     def run(self, module: ir.Module) -> None:
+        if self.arch:  # checked even when every function names its own arch
+            get_arch(self.arch.split(":")[0])
         for f in collect_ops(module, "func.func"):
             if _is_migraphx_func(f):
                 with f.location:
