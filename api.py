@@ -162,11 +162,38 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
             f"  return\n}}\n")
 
 
+class _ContextPool:
+    """One MLIR context shared by up to REUSE text compiles, then a fresh one.
+
+    Creating a context (every upstream dialect registered) and destroying it took
+    ~10 ms of a ~130 ms compile (benchmarks/bench_compile.py). A context never frees
+    what it uniques, and each compile adds its code object as an attribute (10-50 KB)
+    plus its kernel's types and constants, so a context lives for REUSE compiles only:
+    memory stays bounded by about REUSE compiles' worth. Nothing made in it escapes:
+    the result holds bytes, text and plain dicts."""
+
+    REUSE = 16
+
+    def __init__(self) -> None:
+        self._ctx: ir.Context | None = None
+        self._uses = 0
+
+    def get(self) -> ir.Context:
+        if self._ctx is None or self._uses >= self.REUSE:
+            self._ctx, self._uses = new_context(), 0
+        self._uses += 1
+        return self._ctx
+
+
+_contexts = _ContextPool()
+
+
 def compile_module(source: str | ir.Module, arch: str | None = None,
                    assembly: bool = True) -> CompileResult:
     """Compile every `accel.gemm` of an MLIR module (text or parsed) to code objects.
 
-    `arch` defaults to the gemms' own; all must agree. Text is parsed in a fresh context.
+    `arch` defaults to the gemms' own; all must agree. Text is parsed in a context
+    shared by a bounded number of compiles (_ContextPool).
     """
     if not isinstance(source, (str, ir.Module)):
         raise AccelError(f"compile_module takes MLIR text or an ir.Module, "
@@ -177,7 +204,7 @@ def compile_module(source: str | ir.Module, arch: str | None = None,
         except UnicodeEncodeError as e:
             raise AccelError(f"MLIR text is not valid Unicode: {e.reason} at index "
                              f"{e.start}") from None
-        with new_context():
+        with _contexts.get():
             try:
                 module = ir.Module.parse(source)
             except ir.MLIRError as e:
