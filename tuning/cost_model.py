@@ -42,7 +42,7 @@ from accel.dialect.accel_layout import ceil_div
 from accel.dialect.ops import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
-from accel.tuning.launch import geometry
+from accel.tuning.launch import Launch, geometry
 from accel.tuning.validity import ELEMENT_BYTES
 
 
@@ -130,32 +130,69 @@ def resident_per_unit(arch: ArchInfo, params: CostParams, config: PerfConfig,
     return max(1, min(by_lds, reg_waves // waves_per_simd))
 
 
+@dataclass(frozen=True)
+class ConfigTerms:
+    """The shape-independent inputs of `estimate` for one config, computed once per
+    candidate (selection caches them in its ladder): scoring ~800 candidates per
+    GEMM recomputed them for every shape, most of selection's ~30 ms on gfx942."""
+    config: PerfConfig
+    instr: MmaInstr
+    params: CostParams
+    units: int
+    width: int
+    resident_cap: int
+    flops: int
+    global_bytes: int
+    lds_traffic: int
+    mma_rate: float
+    simds: int
+    num_waves: int
+
+
+def config_terms(arch: ArchInfo, in_type: str, config: PerfConfig, instr: MmaInstr,
+                 lds: int, regs: int) -> ConfigTerms:
+    p = params_for(arch)
+    mpb, npb, kpb = config.m_per_block, config.n_per_block, config.k_per_block
+    eb = ELEMENT_BYTES[in_type]
+    reads = lds_read_duplication(arch, instr) * (config.waves_n * mpb + config.waves_m * npb)
+    width = p.cus_per_unit
+    return ConfigTerms(
+        config=config, instr=instr, params=p, units=p.units(arch), width=width,
+        resident_cap=resident_per_unit(arch, p, config, lds, regs),
+        flops=2 * mpb * npb * kpb, global_bytes=(mpb + npb) * kpb * eb,
+        lds_traffic=(reads + mpb + npb) * kpb * eb,
+        mma_rate=p.mma_flops_per_clock[in_type] * width * mma_efficiency(instr),
+        simds=p.simds_per_cu * width, num_waves=config.num_waves)
+
+
 def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
              config: PerfConfig, instr: MmaInstr, lds: int, regs: int) -> tuple[float, dict]:
     """(estimated microseconds, breakdown) for a config `check_config` accepted."""
-    p = params_for(arch)
-    launch = geometry(arch, shape, config)
+    terms = config_terms(arch, in_type, config, instr, lds, regs)
+    return estimate_terms(terms, out_type, shape, geometry(arch, shape, config))
+
+
+def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
+                   launch: Launch) -> tuple[float, dict]:
+    """`estimate` from a candidate's precomputed terms and its launch on `shape`."""
+    p, config = t.params, t.config
     pm, pn, pk = launch.padded
     grid = launch.grid_size
     mpb, npb, kpb = config.m_per_block, config.n_per_block, config.k_per_block
-    eb, ob = ELEMENT_BYTES[in_type], ELEMENT_BYTES[out_type]
+    ob = ELEMENT_BYTES[out_type]
 
-    units, width = p.units(arch), p.cus_per_unit
+    units, width = t.units, t.width
     per_unit = ceil_div(grid, units)
-    resident = min(per_unit, resident_per_unit(arch, p, config, lds, regs))
+    resident = min(per_unit, t.resident_cap)
     rounds = ceil_div(per_unit, resident)
     steps = pk // kpb
 
-    flops = 2 * mpb * npb * kpb
-    global_bytes = (mpb + npb) * kpb * eb
-    reads = lds_read_duplication(arch, instr) * (config.waves_n * mpb + config.waves_m * npb)
-    lds_traffic = (reads + mpb + npb) * kpb * eb
-    mma_rate = p.mma_flops_per_clock[in_type] * width * mma_efficiency(instr)
-    simds = p.simds_per_cu * width
+    flops, global_bytes, lds_traffic = t.flops, t.global_bytes, t.lds_traffic
+    mma_rate, simds, num_waves = t.mma_rate, t.simds, t.num_waves
 
     def step_terms(r: int) -> dict[str, float]:
         """Clocks of one k-step's work for r concurrent tiles on one unit, by limit."""
-        return {"compute": r * flops / (mma_rate * min(1.0, r * config.num_waves / simds)),
+        return {"compute": r * flops / (mma_rate * min(1.0, r * num_waves / simds)),
                 "lds": r * lds_traffic / (p.lds_bytes_per_clock * width),
                 "global": r * global_bytes / (p.cu_bytes_per_clock * width),
                 "latency": float(LOAD_LATENCY)}
@@ -188,7 +225,7 @@ def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
         "pad_k": round(pk / shape.k - 1, 4),
         "ai_global": round(flops / global_bytes, 2),
         "ai_lds": round(flops / lds_traffic, 2),
-        "mma_eff": mma_efficiency(instr),
+        "mma_eff": mma_efficiency(t.instr),
         "bound": bound,
         "unit_us": round(t_unit / (p.clock_ghz * 1e3), 3),
         "chip_us": round(t_chip / (p.clock_ghz * 1e3), 3),

@@ -125,6 +125,7 @@ class _Prepared:
     lds: int
     regs: int
     text: str   # str(config), the last tie-breaker; formatted once
+    terms: cost_model.ConfigTerms   # the cost model's shape-independent part
 
 
 @functools.lru_cache(maxsize=64)
@@ -166,9 +167,11 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
                         if errors:
                             bad.append((cfg, tuple(errors)))
                         else:
-                            good.append(_Prepared(cfg, instr, lds_bytes(cfg, in_type),
-                                                  register_estimate(arch, instr, cfg, in_type),
-                                                  str(cfg)))
+                            lds = lds_bytes(cfg, in_type)
+                            regs = register_estimate(arch, instr, cfg, in_type)
+                            good.append(_Prepared(cfg, instr, lds, regs, str(cfg),
+                                                  cost_model.config_terms(arch, in_type, cfg,
+                                                                          instr, lds, regs)))
     return tuple(good), tuple(bad)
 
 
@@ -234,11 +237,10 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
         admissible = kept
 
     scored = []
-    for p, _ in admissible:
-        us, breakdown = cost_model.estimate(arch, in_type, out_type, shape, p.config, p.instr,
-                                            p.lds, p.regs)
+    for p, lc in admissible:
+        us, breakdown = cost_model.estimate_terms(p.terms, out_type, shape, lc)
         breakdown = {**breakdown, "lds_bytes": p.lds, "registers": p.regs}
-        key = (us, p.lds, p.regs, -p.config.mn_per_xdl, p.config.num_waves,
+        key = (us, p.lds, p.regs, -p.config.mn_per_xdl, p.terms.num_waves,
                abs(p.config.kpack * ELEMENT_BYTES[in_type] - 16), p.text)
         scored.append((key, Candidate(p.config, round(us, 6), breakdown)))
     scored.sort(key=lambda kc: kc[0])
