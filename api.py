@@ -17,6 +17,7 @@ nothing in the metadata depends on time, paths or hash order.
 from __future__ import annotations
 
 import numbers
+import threading
 import struct
 from dataclasses import dataclass
 
@@ -162,7 +163,7 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
             f"  return\n}}\n")
 
 
-class _ContextPool:
+class _ContextPool(threading.local):
     """One MLIR context shared by up to REUSE text compiles, then a fresh one.
 
     Creating a context (every upstream dialect registered) and destroying it took
@@ -170,7 +171,8 @@ class _ContextPool:
     what it uniques, and each compile adds its code object as an attribute (10-50 KB)
     plus its kernel's types and constants, so a context lives for REUSE compiles only:
     memory stays bounded by about REUSE compiles' worth. Nothing made in it escapes:
-    the result holds bytes, text and plain dicts."""
+    the result holds bytes, text and plain dicts. One pool per thread: a graph compiler
+    that compiles from several threads never shares a context between them."""
 
     REUSE = 16
 

@@ -132,3 +132,15 @@ def test_epilogue_flags_do_not_combine_with_an_input_file(tmp_path, capsys):
 def test_unknown_epilogue_is_a_diagnostic():
     with pytest.raises(AccelError, match="epilogue must be one of"):
         compile_gemm("gfx942", m=16, n=16, k=16, epilogue="gelu")
+
+
+def test_compiles_from_several_threads_agree():
+    from concurrent.futures import ThreadPoolExecutor
+    shapes = [(16 + 8 * i, 24, 32) for i in range(6)]
+    serial = [compile_gemm("gfx1100", m=m, n=n, k=k, assembly=False).kernels[0].code_object
+              for m, n, k in shapes]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        threaded = list(pool.map(lambda s: compile_gemm("gfx1100", m=s[0], n=s[1], k=s[2],
+                                                        assembly=False).kernels[0].code_object,
+                                 shapes))
+    assert threaded == serial
