@@ -87,6 +87,20 @@ def classify(mnemonic: str) -> str | None:
     return None
 
 
+# Seed 002 (LLVM bug 204254, measured on gfx1151): a dependent v_wmma issues every 32
+# cycles when its A, B and C/D operands start on three different VGPR banks (bank =
+# first VGPR % 4), 34 cycles (+6%) when any two share one. Register allocation is
+# LLVM's, so accel cannot place them; this reports how many WMMAs pay the penalty.
+_WMMA_OPERANDS = re.compile(r"^\s*v_wmma\w*\s+v\[(\d+):\d+\],\s*v\[(\d+):\d+\],"
+                            r"\s*v\[(\d+):\d+\]", re.M)
+
+
+def wmma_bank_collisions(asm: str) -> tuple[int, int]:
+    """(WMMAs whose D, A, B start registers share a VGPR bank, all WMMAs)."""
+    found = [tuple(int(r) % 4 for r in m) for m in _WMMA_OPERANDS.findall(asm)]
+    return sum(len(set(banks)) < 3 for banks in found), len(found)
+
+
 def isa_stats(asm: str) -> dict:
     counts: dict[str, Counter] = {k: Counter() for k in
                                   ("mma", "gload", "gstore", "lds_rd", "lds_wr")}
@@ -203,6 +217,10 @@ def main() -> None:
         print(f"    global load {fmt(c['gload'])} | store {fmt(c['gstore'])}")
         print(f"    LDS read {fmt(c['lds_rd'])} | write {fmt(c['lds_wr'])} | "
               f"barriers={s['barrier']} waits={s['waits']} | k-tile loop {fmt(s['loop'])}")
+        colliding, wmmas = wmma_bank_collisions(k.assembly)
+        if wmmas:
+            print(f"    WMMA VGPR-bank collisions (seed 002: 34 instead of 32 cycles): "
+                  f"{colliding} of {wmmas}")
         if not args.no_sim:
             rd, wr = bank_conflicts(arch, t, config, la, lb)
             print(f"    sim bank-conflict clocks per workgroup: read={rd} write={wr}")
