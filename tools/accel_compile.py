@@ -68,7 +68,14 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.input is not None:
         gemm_flags = [f for f, v in (("-m", args.m), ("-n", args.n), ("-k", args.k),
                                      ("--perf-config", args.perf_config)) if v is not None]
-        gemm_flags += [f for f, v in (("--epilogue", args.epilogue != "none"),
+        # The file's gemms say all this themselves: a flag here would be silently ignored.
+        gemm_flags += [f for f, v in (("-g", args.g != 1), ("-t", args.in_type != "f16"),
+                                      ("--out-type", args.out_type is not None),
+                                      ("--trans-a", args.trans_a), ("--trans-b", args.trans_b),
+                                      ("--a-layout", args.a_layout != "row"),
+                                      ("--b-layout", args.b_layout != "row"),
+                                      ("--accumulate", args.accumulate),
+                                      ("--epilogue", args.epilogue != "none"),
                                       ("--batched-bias", args.batched_bias)) if v]
         if gemm_flags:
             raise AccelError(f"{', '.join(gemm_flags)} cannot be combined with an input file")

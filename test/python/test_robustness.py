@@ -398,6 +398,8 @@ INPUT_ERRORS = [
     ("accel-compile", GEMM_FLAGS + ["--trans-a", "--a-layout", "accel", "--perf-config", CONFIG],
      "both transposed and in the accel layout"),
     ("accel-compile", ["{gemm}", "-m", "3"], "-m cannot be combined with an input file"),
+    ("accel-compile", ["{gemm}", "-t", "bf16", "--trans-a", "--accumulate", "-g", "2"],
+     "-g, -t, --trans-a, --accumulate cannot be combined with an input file"),
     ("accel-run", ["gemm"] + GEMM_FLAGS + ["-m", "0"], "accel-run: error: m must be a positive"),
     ("accel-run", ["gemm"] + GEMM_FLAGS + ["--perf-config", "v9:1"], "accel-run: error: perf"),
     ("accel-select", GEMM_FLAGS + ["-m", "0"], "accel-select: error: GEMM extents must be"),
