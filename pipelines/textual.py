@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Union
@@ -111,12 +112,17 @@ def _upstream_error(err: Exception) -> AccelError:
     return AccelError(str(err).strip().splitlines()[0] if str(err).strip() else repr(err))
 
 
+# File descriptor 2 is one per process: two threads swapping it at once could leave it
+# pointing at the other's (deleted) temporary file.
+_FD2_LOCK = threading.Lock()
+
+
 @contextmanager
 def _fd2_captured(into: list[str]):
     """Collect what native code writes to file descriptor 2 (not sys.stderr) meanwhile."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as tmp:
+    with _FD2_LOCK, tempfile.TemporaryFile() as tmp:
+        sys.stderr.flush()
+        saved = os.dup(2)
         os.dup2(tmp.fileno(), 2)
         try:
             yield

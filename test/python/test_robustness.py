@@ -784,6 +784,31 @@ def test_accel_opt_is_identical_across_processes():
     assert outs[0] == outs[1] and b"v_wmma_f32_16x16x16_f16" in outs[0]
 
 
+def test_upstream_pipeline_parsing_in_threads_keeps_stderr():
+    # parse_upstream borrows file descriptor 2; concurrent compiles must give it back.
+    from concurrent.futures import ThreadPoolExecutor
+    from accel.bindings import new_context
+    from accel.pipelines.textual import parse_upstream
+
+    def parse(i):
+        with new_context():
+            for _ in range(20):
+                parse_upstream("canonicalize, cse")
+            with pytest.raises(AccelError, match="value invalid for long argument"):
+                parse_upstream(f"canonicalize{{max-iterations=x{i}}}")
+
+    before = os.fstat(2)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often, inside the borrowed window too
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(parse, range(8)))
+    finally:
+        sys.setswitchinterval(interval)
+    after = os.fstat(2)
+    assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+
+
 @pytest.mark.xfail(strict=True, reason="upstream MLIR: linalg.transpose/broadcast's custom "
                    "parser stores a null DenseI64ArrayAttr when the permutation does not "
                    "parse (NamedAttrList::set asserts, the process aborts); needs an "
