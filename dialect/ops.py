@@ -293,6 +293,7 @@ class GemmOp:
             raise AccelError("'accel.gemm' takes 3 operands (A, B, C), or 4 (A, B, C, bias), "
                              "and has no results")
         _check_host_code(op)
+        _check_attribute_names(op, GEMM_ATTRIBUTES)
         arch = self.arch
         if arch is None:
             raise AccelError("'accel.gemm' requires an 'arch' attribute")
@@ -393,6 +394,21 @@ class GemmOp:
         _check_plain_buffer(bias, "bias")
 
 
+# The attributes accel.gemm defines. A name outside this list without a dialect prefix
+# is a typo (`accumlate` would otherwise be ignored and C silently overwritten);
+# prefixed names ("foo.bar") are discardable attributes other tools may attach.
+GEMM_ATTRIBUTES = ("arch", "a_layout", "b_layout", "c_layout", "perf_config", "accumulate",
+                   "epilogue", "block_size", "grid_size", "padded_m", "padded_n", "padded_k")
+PACK_ATTRIBUTES = ("transposed",)
+
+
+def _check_attribute_names(op: ir.Operation, known: tuple[str, ...]) -> None:
+    for name in op.attributes:   # iterating an op's attributes yields their names
+        if "." not in name and name not in known:
+            raise AccelError(f"'{op.name}' has no attribute '{name}' "
+                             f"(known: {', '.join(known)})")
+
+
 def _reduction_extent(shape, layout: str, operand: str) -> int | None:
     if layout == "accel":
         return None
@@ -490,6 +506,7 @@ class _PackLike:
                 raise AccelError(f"'{self.OP_NAME}' takes 2 operands (source, dest) "
                                  f"and has no results")
             _check_host_code(self.op)
+            _check_attribute_names(self.op, PACK_ATTRIBUTES)
             if "transposed" in self.op.attributes and not isinstance(
                     self.op.attributes["transposed"], ir.BoolAttr):
                 raise AccelError("attribute 'transposed' must be a bool")

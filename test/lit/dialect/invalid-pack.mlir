@@ -108,3 +108,12 @@ func.func @two_errors(%p: memref<1x64x64xf16>, %k: memref<1x2x1x8x32x8xbf16>) {
   "accel.unpack"(%k, %p) {transposed = false} : (memref<1x2x1x8x32x8xbf16>, memref<1x64x64xf16>) -> ()
   return
 }
+
+// -----
+
+// A misspelt attribute is an error.
+func.func @misspelt_attribute(%p: memref<1x64x64xf16>, %k: memref<1x2x1x8x32x8xf16>) {
+  // expected-error@+1 {{'accel.pack' has no attribute 'tranposed' (known: transposed)}}
+  "accel.pack"(%p, %k) {tranposed = true} : (memref<1x64x64xf16>, memref<1x2x1x8x32x8xf16>) -> ()
+  return
+}
