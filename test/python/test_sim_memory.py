@@ -7,29 +7,19 @@ from accel.diagnostics import AccelError
 from accel.sim import run_kernel_text
 
 import handwritten_gemm
+import sim_kernel_text
+from sim_kernel_text import run
 
 
-def kernel(args, body, attributions=""):
-    wg = f" workgroup({attributions})" if attributions else ""
-    return f"""module attributes {{gpu.container_module}} {{
-  gpu.module @m {{
-    gpu.func @k({args}){wg} kernel {{
-      %t = gpu.thread_id x
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-      %ti = arith.index_cast %t : index to i32
+# Thread id as i32 (%ti) and as a byte offset of 4-byte elements (%t4).
+PRELUDE = """      %ti = arith.index_cast %t : index to i32
       %c4i = arith.constant 4 : i32
       %t4 = arith.muli %ti, %c4i : i32
-{body}
-      gpu.return
-    }}
-  }}
-}}
 """
 
 
-def run(text, args, block=(1, 1, 1), grid=(1, 1, 1), **kw):
-    return run_kernel_text(text, "k", grid=grid, block=block, args=args, **kw)
+def kernel(args, body, attributions=""):
+    return sim_kernel_text.kernel(args, body, attributions, PRELUDE)
 
 
 def test_raw_buffer_load_past_bound_reads_zero_per_element():

@@ -5,29 +5,10 @@ import numpy as np
 import pytest
 
 from accel.diagnostics import AccelError
-from accel.sim import run_kernel_text
+
+from sim_kernel_text import kernel, run
 
 BF16 = ml_dtypes.bfloat16
-
-
-def kernel(args, body, attributions=""):
-    wg = f" workgroup({attributions})" if attributions else ""
-    return f"""module attributes {{gpu.container_module}} {{
-  gpu.module @m {{
-    gpu.func @k({args}){wg} kernel {{
-      %t = gpu.thread_id x
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-{body}
-      gpu.return
-    }}
-  }}
-}}
-"""
-
-
-def run(text, args, block=(1, 1, 1), grid=(1, 1, 1), **kw):
-    return run_kernel_text(text, "k", grid=grid, block=block, args=args, **kw)
 
 
 def test_integer_ops_wrap_and_signedness():
