@@ -36,7 +36,8 @@ from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model
 from accel.tuning.launch import geometry
 from accel.tuning.validity import (ELEMENT_BYTES, check_config, grid_errors, k_base, lds_bytes,
-                                   register_estimate, usable_instructions)
+                                   operand_size_errors, register_estimate,
+                                   usable_instructions)
 
 TILE_LADDER = (16, 32, 64, 128, 256)
 WAVE_COUNTS = (1, 2, 4, 8)
@@ -192,6 +193,10 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
     if min(shape.g, shape.m, shape.n, shape.k) < 1:
         raise AccelError(f"GEMM extents must be positive, got G={shape.g} M={shape.m} "
                          f"N={shape.n} K={shape.k}")
+    too_large = operand_size_errors(shape, in_type, out_type)
+    if too_large:
+        raise AccelError(f"no perf config can serve G={shape.g} M={shape.m} N={shape.n} "
+                         f"K={shape.k}: {too_large[0]}")
     good, bad = _ladder(arch, in_type, fixed_a, fixed_b, 2 if double_buffer_default else 1)
     rejected: list[tuple[PerfConfig, list[str]]] = [(c, list(r)) for c, r in bad]
 

@@ -148,5 +148,19 @@ def grid_errors(arch: ArchInfo, shape: GemmShape, config: PerfConfig) -> list[st
             if tiles * threads > MAX_GRID_WORK_ITEMS]
 
 
+# Raw buffer offsets are 32-bit, and codegen parks an invalid access up to one buffer
+# past the end (codegen/global_copy.py): every operand must stay below 2 GiB.
+MAX_OPERAND_BYTES = 2**31 - 1
+
+
+def operand_size_errors(shape: GemmShape, in_type: str, out_type: str) -> list[str]:
+    """The config-independent rule: A, B and C each fit 32-bit buffer offsets."""
+    sizes = (("A", shape.g * shape.m * shape.k * ELEMENT_BYTES[in_type]),
+             ("B", shape.g * shape.k * shape.n * ELEMENT_BYTES[in_type]),
+             ("C", shape.g * shape.m * shape.n * ELEMENT_BYTES.get(out_type, 4)))
+    return [f"operand-size: {name} is {size} bytes, too large for 32-bit buffer offsets "
+            f"(2 GiB)" for name, size in sizes if size > MAX_OPERAND_BYTES]
+
+
 def errors_mention(errors: list[str], rule: str) -> bool:
     return any(e.startswith(rule + ":") for e in errors)

@@ -142,7 +142,7 @@ def small_gemm(**changes):
     (dict(m="64"), "m must be a positive integer, got '64'"),
     (dict(m=2**31), "too large for 32-bit buffer offsets"),
     (dict(k=2**62), "too large for 32-bit buffer offsets"),
-    (dict(g=2**40), "no valid perf config"),
+    (dict(g=2**40), "too large for 32-bit buffer offsets"),
     (dict(in_type="f64"), "element type f64 is not one of"),
     (dict(in_type="f16>, memref<1xf16", perf_config=CONFIG), "element type f16>, memref<1xf16"),
     (dict(in_type="f32", arch="gfx1201"), "f32 has no MMA instruction on gfx1201"),

@@ -87,3 +87,18 @@ def test_messages_name_numbers():
     msg = check_config(get_arch("gfx942"), "f16", SHAPE, GOOD["gfx942"].replace(split_k=4))[0]
     assert msg == ("split-k: splitKFactor 4 is not supported (codegen has no split-K yet; "
                    "use 1)")
+
+
+def test_operand_size_limit_is_checked_before_selection():
+    from accel.diagnostics import AccelError
+    from accel.tuning.selection import select
+    from accel.tuning.validity import operand_size_errors
+    # A: 65536 x 16383 f16 = 2 GiB - 128 KiB fits; one more K column does not.
+    assert operand_size_errors(GemmShape(1, 65536, 16, 16383), "f16", "f16") == []
+    (err,) = operand_size_errors(GemmShape(1, 65536, 16, 16384), "f16", "f16")
+    assert err.startswith("operand-size: A is 2147483648 bytes")
+    # C counts in the output type: i8 in, i32 out.
+    (err,) = operand_size_errors(GemmShape(2, 16384, 16384, 1), "i8", "i32")
+    assert err.startswith("operand-size: C is")
+    with pytest.raises(AccelError, match="operand-size: B"):
+        select(get_arch("gfx1100"), "bf16", "f32", GemmShape(1, 16, 2**20, 1024))
