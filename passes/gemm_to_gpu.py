@@ -9,7 +9,7 @@ fused bias epilogue) in that order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from accel.bindings import arith, gpu, ir
 from accel.codegen.kernel import GemmKernel, build_kernel
@@ -34,15 +34,23 @@ def lower_gemms(module: ir.Module) -> list[GemmKernel]:
     kernels = [build_kernel(g) for g in gemms]   # all diagnostics before any rewrite
     existing = {op.attributes["sym_name"].value: op for op in module.body.operations
                 if op.operation.name == "gpu.module"}
-    placed: dict[str, str] = {}
+    placed: dict[str, str] = {}        # symbol -> kernel text
+    variants: dict[str, list[str]] = {}  # base symbol -> the distinct texts, in order
+    lowered = []
     for gemm, kernel in zip(gemms, kernels):
         _check_launch_attrs(gemm, kernel)
         text = kernel.module_text()
-        if kernel.symbol in placed:
-            if placed[kernel.symbol] != text:
-                raise AccelError(f"two gemms lower to the kernel name '{kernel.symbol}' with "
-                                 f"different perf configs", gemm.location)
-        else:
+        # The symbol encodes shape, types and layouts, not the tile: two gemms of one
+        # shape with different perf configs get `_v1`, `_v2`, ... in program order.
+        seen = variants.setdefault(kernel.symbol, [])
+        if text not in seen:
+            seen.append(text)
+        version = seen.index(text)
+        if version:
+            kernel = replace(kernel, symbol=f"{kernel.symbol}_v{version}")
+            text = kernel.module_text()
+        lowered.append(kernel)
+        if kernel.symbol not in placed:
             if kernel.symbol in existing:
                 raise AccelError(f"the module already has a gpu.module named "
                                  f"'{kernel.symbol}'", gemm.location)
@@ -53,7 +61,7 @@ def lower_gemms(module: ir.Module) -> list[GemmKernel]:
         _replace_with_launch(gemm, kernel)
     if kernels:
         module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
-    return kernels
+    return lowered
 
 
 def _check_launch_attrs(gemm: GemmOp, kernel: GemmKernel) -> None:

@@ -144,3 +144,37 @@ def test_compiles_from_several_threads_agree():
                                                         assembly=False).kernels[0].code_object,
                                  shapes))
     assert threaded == serial
+
+
+def test_one_shape_with_two_perf_configs_gets_two_kernels():
+    import numpy as np
+
+    from accel.bindings import ir, new_context
+    from accel.check import reference
+    from accel.passes.gemm_to_gpu import lower_gemms
+    from accel.sim import run_host
+    t = ("memref<1x40x32xf16>", "memref<1x32x48xf16>", "memref<1x40x48xf32>")
+    sig = ", ".join(t)
+    gemm = ('"accel.gemm"(%a, %b, %{c}) {{arch = "gfx942", perf_config = "{cfg}"}} : '
+            f'({sig}) -> ()')
+    text = (f"func.func @gemm(%a: {t[0]}, %b: {t[1]}, %c: {t[2]}, %d: {t[2]}) {{\n"
+            + gemm.format(c="c", cfg="v4:32,32,4,32,32,32,8,1,1,2,0,0,1,1") + "\n"
+            + gemm.format(c="d", cfg="v4:16,16,2,16,16,16,8,1,1,2,0,0,1,1") + "\n"
+            + gemm.format(c="c", cfg="v4:32,32,4,32,32,32,8,1,1,2,0,0,1,1") + "\n"
+            "return\n}\n")
+    from accel.api import compile_module
+    symbols = [k.symbol for k in compile_module(text, assembly=False).kernels]
+    base = "accel_gemm_g1_m40_n48_k32_f16_f32_gfx942"
+    assert symbols == [base, base + "_v1"]
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (1, 40, 32)).astype(np.float16)
+    b = rng.uniform(-1, 1, (1, 32, 48)).astype(np.float16)
+    c, d = np.full((1, 40, 48), np.nan, np.float32), np.full((1, 40, 48), np.nan, np.float32)
+    with new_context():
+        module = ir.Module.parse(text)
+        kernels = lower_gemms(module)
+        assert [k.symbol for k in kernels] == [base, base + "_v1", base]
+        run_host(module, "gemm", [a, b, c, d], arch="gfx942")
+    ref, tol = reference(a, b, "f16", "f32")
+    for got in (c, d):
+        assert (np.abs(got - ref) <= tol).all()
