@@ -299,13 +299,17 @@ class OperandCopy:
         # simulated write conflicts 16256 -> 8320 and 8000 -> 4032 clocks per
         # workgroup before the row swizzle took them to 0.
         kt = vector_type(kc, self.elem)
+        # Rows joined into one vector, then one shuffle per column j (Emitter.pick);
+        # with v = 1 the rows are scalars, inserted one by one.
+        rows = em.concat(list(vals), v, self.elem) if v > 1 else None
         for j in range(v):
-            col = em.assign(f"arith.constant dense<{'0' if self.elem in ('i8', 'i32') else '0.0'}>"
-                            f" : {kt}")
-            for r, row in enumerate(vals):
-                x = row if v == 1 else em.assign(
-                    f"vector.extract {row}[{j}] : {self.elem} from {vt}")
-                col = em.assign(f"vector.insert {x}, {col} [{r}] : {self.elem} into {kt}")
+            if rows is not None:
+                col = em.pick(rows, kc * v, [r * v + j for r in range(kc)], self.elem)
+            else:
+                col = em.assign(f"arith.constant dense<{'0' if self.elem in ('i8', 'i32') else '0.0'}>"
+                                f" : {kt}")
+                for r, row in enumerate(vals):
+                    col = em.assign(f"vector.insert {row}, {col} [{r}] : {self.elem} into {kt}")
             # d_local is a multiple of v (v <= 8), or of 8: d_local % 8 + j % 8 < 8.
             at = em.add(lds_base, self.lds_offset(em, d_local, k_local, j))
             self._lds_store(em, col, lds, lds_type, at, kt)
@@ -358,16 +362,11 @@ def lds_fragment(em: Emitter, op: OperandCopy, lds: str, lds_type: str, lds_base
             parts.append(em.assign(f"memref.load {lds}[{em.index(at)}] : {lds_type}"))
         else:
             parts.append(em.assign(f"vector.load {lds}[{em.index(at)}] : {lds_type}, {ct}"))
-    if len(parts) == 1:
-        return parts[0]
-    # Chunks are joined element by element: vector.insert_strided_slice has no ROCDL
-    # lowering inside a gpu.module with the pinned bindings, and LLVM folds these
-    # extract/insert chains back into register moves.
+    if chunk > 1:
+        # One shuffle per pair of chunks (Emitter.concat), not an extract/insert per element.
+        return em.concat(parts, chunk, elem)
     acc = em.assign(f"arith.constant dense<0> : {full}" if elem in ("i8", "i32")
                     else f"arith.constant dense<0.0> : {full}")
     for j, p in enumerate(parts):
-        for i in range(chunk):
-            x = p if chunk == 1 else em.assign(
-                f"vector.extract {p}[{i}] : {elem} from vector<{chunk}x{elem}>")
-            acc = em.assign(f"vector.insert {x}, {acc} [{j * chunk + i}] : {elem} into {full}")
+        acc = em.assign(f"vector.insert {p}, {acc} [{j}] : {elem} into {full}")
     return acc

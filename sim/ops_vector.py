@@ -105,6 +105,24 @@ def _from_elements(c, o):
     return run
 
 
+@op("vector.shuffle")
+def _shuffle(c, o):
+    # 1-D operands (what codegen emits): result[i] = concat(v1, v2)[mask[i]].
+    v1, v2 = c.use(o.operands[0]), c.use(o.operands[1])
+    mask = np.array(list(ir.DenseI64ArrayAttr(o.attributes["mask"])), dtype=np.int64)
+    out = c.define(o.results[0])
+
+    def run(st):
+        r = st.regs
+        a, b = r[v1], r[v2]
+        rows = max(a.shape[0], b.shape[0])
+        both = np.concatenate([np.broadcast_to(a, (rows,) + a.shape[1:]),
+                               np.broadcast_to(b, (rows,) + b.shape[1:])], axis=1)
+        r[out] = both[:, mask]
+
+    return run
+
+
 @op("vector.shape_cast")
 def _shape_cast(c, o):
     src = c.use(o.operands[0])
