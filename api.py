@@ -17,16 +17,17 @@ nothing in the metadata depends on time, paths or hash order.
 from __future__ import annotations
 
 import numbers
-import threading
 import struct
+import threading
 from dataclasses import dataclass
 
 from accel.bindings import ir, new_context
-from accel.codegen.global_copy import ELEM_BITS
 from accel.codegen.kernel import GemmKernel
 from accel.dialect.accel_layout import AccelTile
+from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import (
-    ACCUMULATOR, EPILOGUES, OUTPUT_TYPES, GemmOp, GemmShape, PackOp, UnpackOp, collect_ops, verify_module,
+    ACCUMULATOR, BIAS_EPILOGUES, EPILOGUES, OUTPUT_TYPES, GemmOp, GemmShape, PackOp, UnpackOp,
+    collect_ops, verify_module,
 )
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
@@ -152,7 +153,7 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
     args, operands, types = [f"%a: {ta}", f"%b: {tb}", f"%c: {tc}"], ["%a", "%b", "%c"], [ta, tb, tc]
     if epilogue != "none":
         attrs.append(f'epilogue = "{epilogue}"')
-    if epilogue in ("bias", "bias_relu"):
+    if epilogue in BIAS_EPILOGUES:
         tbias = memref((g, n) if batched_bias else (n,), out_type)
         args.append(f"%bias: {tbias}")
         operands.append("%bias")
@@ -292,7 +293,7 @@ def _arg(name: str, dtype: str, shape, layout: str) -> dict:
     for d in shape:
         elems *= d
     return {"name": name, "kind": "global_buffer", "dtype": dtype, "shape": list(shape),
-            "layout": layout, "bytes": elems * ELEM_BITS[dtype] // 8}
+            "layout": layout, "bytes": elems * ELEMENT_BYTES[dtype]}
 
 
 def note_count(code_object: bytes, key: str) -> int:

@@ -24,13 +24,14 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 
 from accel.api import default_out_type, gemm_module_text
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile, pack
+from accel.dialect.element_types import NUMPY_TYPES
+from accel.dialect.ops import BIAS_EPILOGUES
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.pipelines.textual import run_pipeline
 from accel.sim import Launch, run_host
@@ -39,8 +40,6 @@ from accel.sim import Launch, run_host
 # through `lower_gemms` (its body), which also returns the kernels' facts.
 GEMM_PIPELINE = "accel-affix-perf-config, accel-layout, accel-lower-pack"
 
-NP_TYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32,
-            "i8": np.int8, "i32": np.int32}
 # Unit roundoff of one output element.
 OUT_EPS = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8, "i32": 0.0}
 
@@ -49,7 +48,7 @@ def random_operand(rng: np.random.Generator, in_type: str, shape) -> np.ndarray:
     """Test data: small integers for i8 (products stay exact), uniform [-1, 1) else."""
     if in_type == "i8":
         return rng.integers(-8, 8, size=shape).astype(np.int8)
-    return rng.uniform(-1, 1, size=shape).astype(NP_TYPES[in_type])
+    return rng.uniform(-1, 1, size=shape).astype(NUMPY_TYPES[in_type])
 
 
 def reference(a: np.ndarray, b: np.ndarray, in_type: str, out_type: str,
@@ -141,7 +140,7 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
     [G, N] with `batched_bias`."""
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
         raise AccelError(f"seed must be a non-negative integer, got {seed!r}")
-    has_bias = epilogue in ("bias", "bias_relu")
+    has_bias = epilogue in BIAS_EPILOGUES
     out_type = out_type or default_out_type(in_type)
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
@@ -172,11 +171,11 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
             b_arg = np.ascontiguousarray(b.transpose(0, 2, 1)) if trans_b else b
         # C starts as NaN (a sentinel for integers): an element never written is wrong.
         c = np.full((g, m, n), np.nan if out_type != "i32" else -123456789,
-                    dtype=NP_TYPES[out_type])
+                    dtype=NUMPY_TYPES[out_type])
         bias = None
         if has_bias:   # in the output type: small integers for i32, like the operands
             bias = random_operand(rng, "i8" if out_type == "i32" else out_type,
-                                  bias_shape).astype(NP_TYPES[out_type])
+                                  bias_shape).astype(NUMPY_TYPES[out_type])
         args = [a_arg, b_arg, c] + ([bias] if has_bias else [])
         report = run_host(module, "gemm", args, arch=arch)
     ref, tol = reference(a, b, in_type, out_type, bias=bias,

@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from math import gcd
 
 from accel.codegen.builder import Emitter, Value
+from accel.dialect.element_types import ELEMENT_BYTES
 
-ELEM_BITS = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8, "i32": 32}
+ELEM_BITS = {t: 8 * size for t, size in ELEMENT_BYTES.items()}
 
 
 def vector_type(n: int, elem: str) -> str:

@@ -23,6 +23,7 @@ from accel.codegen.epilogue import Bias, Epilogue
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy, lds_fragment
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.dialect.accel_layout import ceil_div
+from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import ACCUMULATOR, GemmOp, GemmShape, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
@@ -339,7 +340,7 @@ def _build(gemm: GemmOp) -> GemmKernel:
     bias = gemm.bias
     for v in (gemm.a, gemm.b, gemm.c) + ((bias,) if bias is not None else ()):
         shp, elem = memref_info(v)
-        size = ELEM_BITS[elem] // 8
+        size = ELEMENT_BYTES[elem]
         for d in shp:
             size *= d
         # Buffer offsets are 32-bit and an invalid access is placed up to one memref

@@ -40,6 +40,8 @@ from accel.target.database import get_arch
 
 OPERAND_LAYOUTS = ("row", "transposed", "accel")
 EPILOGUES = ("none", "bias", "relu", "bias_relu")
+# The epilogues that read a bias operand (the gemm's 4th).
+BIAS_EPILOGUES = ("bias", "bias_relu")
 
 # Accumulator type and legal output types per input element type.
 ACCUMULATOR = {"f16": "f32", "bf16": "f32", "i8": "i32", "f32": "f32"}
@@ -205,7 +207,7 @@ class GemmOp:
 
     @property
     def has_bias(self) -> bool:
-        return self.epilogue in ("bias", "bias_relu")
+        return self.epilogue in BIAS_EPILOGUES
 
     @property
     def relu(self) -> bool:

@@ -35,6 +35,7 @@ import numpy as np
 from accel.bindings import ir, memref
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile, pack, unpack
+from accel.dialect.element_types import NUMPY_TYPES
 from accel.dialect.ops import GemmOp, PackOp, UnpackOp, collect_ops
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.registry import AccelPass, option, register
@@ -340,10 +341,6 @@ def _view(storage: np.ndarray, t: ir.MemRefType) -> np.ndarray:
 
 # ---- constants --------------------------------------------------------------------------
 
-_NUMPY_TYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32,
-                "i8": np.int8, "i32": np.int32}
-
-
 def _constant_data(module: ir.Module, root: ir.Value) -> np.ndarray | None:
     """The value of a constant root (memref.get_global of a constant, arith.constant)."""
     owner = root.owner
@@ -379,7 +376,7 @@ def _lookup_global(module: ir.Module, get_global) -> ir.Operation | None:
 
 def _dense_to_numpy(attr: ir.DenseElementsAttr) -> np.ndarray | None:
     t = attr.type
-    dtype = _NUMPY_TYPES.get(str(t.element_type))
+    dtype = NUMPY_TYPES.get(str(t.element_type))
     if dtype is None:
         return None
     if dtype is not ml_dtypes.bfloat16:

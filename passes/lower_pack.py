@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from accel.bindings import arith, gpu, ir
 from accel.diagnostics import AccelError
+from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import PackOp, UnpackOp, collect_ops, memref_info
 from accel.passes.registry import AccelPass, register
 
@@ -69,11 +70,11 @@ class PackKernel:
     def of(cls, op) -> "PackKernel":
         plain, element = memref_info(op.plain)
         packed, _ = memref_info(op.packed)
-        if element not in ELEMENT_BYTES:
+        if element not in COPYABLE:
             raise AccelError(f"'{op.OP_NAME}' of {element} elements has no copy kernel "
-                             f"(supported: {', '.join(ELEMENT_BYTES)})", op.op.location)
+                             f"(supported: {', '.join(COPYABLE)})", op.op.location)
         for shape in (plain, packed):
-            nbytes = (shape[0] + 1) * _count(shape[1:]) * _bytes(element)
+            nbytes = (shape[0] + 1) * _count(shape[1:]) * ELEMENT_BYTES[element]
             if nbytes >= MAX_BYTES:
                 raise AccelError(f"'{op.OP_NAME}' of {list(shape)}x{element} exceeds the "
                                  f"2 GiB a raw buffer addresses", op.op.location)
@@ -201,11 +202,8 @@ def _count(shape) -> int:
     return n
 
 
-ELEMENT_BYTES = {"i8": 1, "f16": 2, "bf16": 2, "f32": 4, "i32": 4}
-
-
-def _bytes(element: str) -> int:
-    return ELEMENT_BYTES[element]
+# The element types a copy kernel moves (fp8 has no Kernel IR path yet).
+COPYABLE = ("i8", "f16", "bf16", "f32", "i32")
 
 
 def _replace_with_launch(op, kernel: PackKernel) -> None:

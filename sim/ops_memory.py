@@ -65,12 +65,7 @@ def _compile_access(c, o, value_ty, mem, idx_vals, store_val):
             addr = plain_addresses(st, view, [r[i] for i in idx], pat, name, loc)
             if view.buf.tracker is not None:
                 _lds_access(st, arch, view, addr, op_id, desc, write=False)
-            vals = view.buf.data[addr]
-            if st.rows is not None and vals.shape[0] > 1:
-                full = np.zeros((st.T,) + vt.shape, dtype=vt.dtype)
-                full[st.rows] = vals
-                vals = full
-            r[out] = vals
+            r[out] = _to_all_threads(st, view.buf.data[addr], vt)
 
         return load
 
@@ -88,6 +83,16 @@ def _compile_access(c, o, value_ty, mem, idx_vals, store_val):
         view.buf.data[addr] = np.broadcast_to(v, addr.shape)
 
     return store
+
+
+def _to_all_threads(st, vals, vt):
+    """Loaded values of the active rows (st.rows, under a divergent branch) spread to one
+    row per thread, zero for the inactive ones."""
+    if st.rows is not None and vals.shape[0] > 1:
+        full = np.zeros((st.T,) + vt.shape, dtype=vt.dtype)
+        full[st.rows] = vals
+        return full
+    return vals
 
 
 @op("memref.load")
@@ -239,12 +244,7 @@ def _raw_buffer_load(c, o):
                                           check, loc, "load")
         vals = np.zeros(elem.shape, dtype=vt.dtype)
         vals[valid] = view.buf.data[elem[valid]]
-        vals = vals.reshape((elem.shape[0],) + vt.shape)
-        if st.rows is not None and vals.shape[0] > 1:
-            full = np.zeros((st.T,) + vt.shape, dtype=vt.dtype)
-            full[st.rows] = vals
-            vals = full
-        r[out] = vals
+        r[out] = _to_all_threads(st, vals.reshape((elem.shape[0],) + vt.shape), vt)
 
     return run
 

@@ -30,12 +30,13 @@ from dataclasses import dataclass, field
 
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
+from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import OUTPUT_TYPES, GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model
 from accel.tuning.launch import geometry
-from accel.tuning.validity import (ELEMENT_BYTES, check_config, grid_errors, k_base, lds_bytes,
+from accel.tuning.validity import (check_config, grid_errors, k_base, lds_bytes,
                                    operand_size_errors, register_estimate,
                                    usable_instructions)
 

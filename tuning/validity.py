@@ -21,11 +21,11 @@ kernel. Per lane, in 32-bit registers:
 from __future__ import annotations
 
 from accel.dialect.accel_layout import ceil_div
+from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 
-ELEMENT_BYTES = {"f16": 2, "bf16": 2, "i8": 1, "f32": 4, "i32": 4, "f8E4M3FN": 1}
 
 # Registers for addresses, loop counters and lane indices; an allowance, not a count.
 ADDRESS_REGS = 16

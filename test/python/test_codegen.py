@@ -9,13 +9,14 @@ wrote, or a store that escaped its mask, shows up in the data or in the guard.
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 from accel.bindings import func, ir, new_context
+from accel.check import random_operand, reference
 from accel.dialect.accel_layout import AccelTile, pack, unpack
-from accel.dialect.ops import GemmOp, GemmShape
+from accel.dialect.element_types import NUMPY_TYPES
+from accel.dialect.ops import BIAS_EPILOGUES, GemmOp, GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.passes.gemm_to_gpu import lower_gemms
@@ -23,10 +24,6 @@ from accel.sim import run_kernel
 from accel.target.database import get_arch
 from accel.tuning.validity import check_config
 
-NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "i8": np.int8,
-      "i32": np.int32}
-# Relative rounding of one output element (unit roundoff of the output type).
-OUT_EPS = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8, "i32": 0.0}
 GUARD = 64
 SENTINEL = {"f32": 12345.0, "f16": 1234.0, "bf16": 1232.0, "i32": 123456789}
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
@@ -76,27 +73,21 @@ def gemm_module(arch, in_t, out_t, g, m, n, k, a_layout, b_layout, cfg, accumula
     return ctx, module
 
 
-def operand_data(rng, in_t, shape):
-    if in_t == "i8":
-        return rng.integers(-8, 8, size=shape).astype(np.int8)
-    return rng.uniform(-1, 1, size=shape).astype(NP[in_t])
-
-
 def run_gemm(arch, in_t, out_t, g, m, n, k, a_layout="row", b_layout="row", cfg=None,
              accumulate=False, seed=0, c_layout="row", epilogue="none", batched_bias=False):
     """Simulate one GEMM; returns (C computed, float64 reference, elementwise bound).
 
     C in the accel layout is unpacked for the comparison, after checking that the
     kernel wrote its padding as zeros (codegen/epilogue.py)."""
-    has_bias = epilogue in ("bias", "bias_relu")
+    has_bias = epilogue in BIAS_EPILOGUES
     bias_shape = ((g, n) if batched_bias else (n,)) if has_bias else None
     ctx, module = gemm_module(arch, in_t, out_t, g, m, n, k, a_layout, b_layout, cfg, accumulate,
                               c_layout, epilogue, bias_shape)
     with ctx:
         (kernel,) = lower_gemms(module)
     rng = np.random.default_rng(seed)
-    a = operand_data(rng, in_t, (g, m, k))
-    b = operand_data(rng, in_t, (g, k, n))
+    a = random_operand(rng, in_t, (g, m, k))
+    b = random_operand(rng, in_t, (g, k, n))
     tile_a = AccelTile(cfg.m_per_block, cfg.kpack_per_block, cfg.kpack)
     tile_b = AccelTile(cfg.n_per_block, cfg.kpack_per_block, cfg.kpack)
     a_arg = {"row": a, "transposed": np.ascontiguousarray(a.transpose(0, 2, 1)),
@@ -105,15 +96,15 @@ def run_gemm(arch, in_t, out_t, g, m, n, k, a_layout="row", b_layout="row", cfg=
              "accel": pack(b, tile_b, transposed=True)}[b_layout]
     c_shape = plain_shapes(g, m, n, k, a_layout, b_layout, cfg, c_layout)[2]
     size = int(np.prod(c_shape))
-    c_buf = np.full(size + GUARD, SENTINEL[out_t], dtype=NP[out_t])
+    c_buf = np.full(size + GUARD, SENTINEL[out_t], dtype=NUMPY_TYPES[out_t])
     c0 = None
     if accumulate:
-        c0 = operand_data(rng, "i8" if out_t == "i32" else "f16", (g, m, n)).astype(NP[out_t])
+        c0 = random_operand(rng, "i8" if out_t == "i32" else "f16", (g, m, n)).astype(NUMPY_TYPES[out_t])
         c_buf[:size] = (pack(c0, c_tile(cfg)) if c_layout == "accel" else c0).reshape(-1)
     args = [a_arg, b_arg, c_buf]
     bias = None
     if has_bias:
-        bias = operand_data(rng, "i8" if out_t == "i32" else "f16", bias_shape).astype(NP[out_t])
+        bias = random_operand(rng, "i8" if out_t == "i32" else "f16", bias_shape).astype(NUMPY_TYPES[out_t])
         args.append(bias)
     with ctx:
         run_kernel(module, kernel.symbol, grid=kernel.grid, block=(kernel.block_size, 1, 1),
@@ -126,19 +117,8 @@ def run_gemm(arch, in_t, out_t, g, m, n, k, a_layout="row", b_layout="row", cfg=
         padding[pack(np.ones((g, m, n), np.int8), c_tile(cfg)).astype(bool)] = 0
         assert (padding == 0).all(), "C's accel-layout padding is not zero"
         got = plain
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    ref = a64 @ b64
-    mag = np.abs(a64) @ np.abs(b64)
-    for extra in (c0, None if bias is None else
-                  bias.reshape(g if batched_bias else 1, 1, n)):
-        if extra is not None:
-            ref = ref + extra.astype(np.float64)
-            mag = mag + np.abs(extra.astype(np.float64))
-    if epilogue in ("relu", "bias_relu"):
-        ref = np.maximum(ref, 0.0)   # 1-Lipschitz: the accumulation bound carries over
-    tol = (0.0 if in_t == "i8" else max(k, 1) * 2.0**-22 * mag) + OUT_EPS[out_t] * np.abs(ref)
-    if out_t == "f16":  # f16 subnormals have an absolute spacing of 2^-24
-        tol = tol + 2.0**-24
+    ref, tol = reference(a, b, in_t, out_t, c0=c0, bias=bias,
+                         relu=epilogue in ("relu", "bias_relu"))
     return got.astype(np.float64), ref, tol
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from accel.api import gemm_module_text
 from accel.bindings import ir, new_context
-from accel.check import NP_TYPES, check_gemm, compare, random_operand, reference
+from accel.check import check_gemm, compare, random_operand, reference
+from accel.dialect.element_types import NUMPY_TYPES
 from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host
 
@@ -42,7 +43,7 @@ def test_runtime_operands_packed_by_kernels(arch, t, out, trans_a):
         a = random_operand(rng, t, (g, m, k))
         b = random_operand(rng, t, (g, k, n))
         a_arg = np.ascontiguousarray(a.transpose(0, 2, 1)) if trans_a else a
-        c = np.full((g, m, n), np.nan if out != "i32" else 7777, dtype=NP_TYPES[out])
+        c = np.full((g, m, n), np.nan if out != "i32" else 7777, dtype=NUMPY_TYPES[out])
         report = run_host(module, "gemm", [a_arg, b, c], arch=arch)
     assert kernels_of(report) == ["accel_pack_t" if trans_a else "accel_pack",
                                   "accel_pack_t", "accel_gemm"]

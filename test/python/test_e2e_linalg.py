@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from accel.bindings import ir, new_context
-from accel.check import NP_TYPES, compare, random_operand, reference
+from accel.check import compare, random_operand, reference
+from accel.dialect.element_types import NUMPY_TYPES
 from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host
 
@@ -62,7 +63,7 @@ def test_batch_matmul_transposed_a_accumulates(arch, t, out):
     rng = np.random.default_rng(11)
     a_kmajor = random_operand(rng, t, (3, 24, 33))
     b = random_operand(rng, t, (3, 24, 20))
-    c0 = random_operand(rng, "i8", (3, 33, 20)).astype(NP_TYPES[out])
+    c0 = random_operand(rng, "i8", (3, 33, 20)).astype(NUMPY_TYPES[out])
     c = c0.copy()
     with new_context():
         run_host(compile_linalg(batch_transposed_a(t, out), arch), "bmm", [a_kmajor, b, c],
