@@ -241,14 +241,16 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
     ensure_linker()
     # Lower once; serialize the same LLVM-level module twice (ELF and assembly).
     upto_llvm, serialize_bin = lowering(arch, "bin").rsplit(", ", 1)
-    run_pipeline(module, upto_llvm)
+    # Verified Kernel IR in, upstream passes only: no verification after each one.
+    run_pipeline(module, upto_llvm, verify_each=False)
     assembly: dict[str, str] = {}
     if want_assembly:
         isa_module = module.operation.clone()
-        run_pipeline(isa_module, serialize_bin.replace("format=bin", "format=isa"))
+        run_pipeline(isa_module, serialize_bin.replace("format=bin", "format=isa"),
+                     verify_each=False)
         assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
         isa_module.erase()
-    run_pipeline(module, serialize_bin)
+    run_pipeline(module, serialize_bin, verify_each=False)
     objects = binaries(module)
     seen, out = set(), []
     for kernel in kernels:

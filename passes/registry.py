@@ -89,13 +89,20 @@ def _convert(pass_name: str, f: dataclasses.Field, text: str):
     return text
 
 
-def load_all() -> dict[str, type[AccelPass]]:
-    """Import every pass module so each registers itself; returns the registry."""
-    import importlib
-    import pkgutil
+_scanned = False
 
-    import accel.passes as pkg
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name != "registry":
-            importlib.import_module(f"accel.passes.{info.name}")
+
+def load_all() -> dict[str, type[AccelPass]]:
+    """Import every pass module so each registers itself; returns the registry.
+    The package directory is scanned once per process (every pipeline run asks)."""
+    global _scanned
+    if not _scanned:
+        import importlib
+        import pkgutil
+
+        import accel.passes as pkg
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if info.name != "registry":
+                importlib.import_module(f"accel.passes.{info.name}")
+        _scanned = True
     return PASSES

@@ -154,11 +154,18 @@ def parse_upstream(text: str) -> passmanager.PassManager:
 
 
 def run_steps(module: ir.Module, steps: list[Step],
-              after_each: Callable[[Step, ir.Module], None] | None = None) -> None:
-    """Run steps in order on `module`, in place. `after_each` sees the IR after each."""
+              after_each: Callable[[Step, ir.Module], None] | None = None,
+              verify_each: bool = True) -> None:
+    """Run steps in order on `module`, in place. `after_each` sees the IR after each.
+
+    `verify_each=False` skips MLIR's verification after every upstream pass: for the
+    kernel lowering, whose input is verified Kernel IR and whose passes are upstream's
+    own, where verifying was 40% of the time to the LLVM dialect (3-4 ms a kernel,
+    benchmarks/bench_compile.py)."""
     for step in steps:
         if isinstance(step, UpstreamSegment):
             pm = parse_upstream(step.text)
+            pm.enable_verifier(verify_each)
             try:
                 pm.run(module.operation)
             except ir.MLIRError as e:

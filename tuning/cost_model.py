@@ -172,62 +172,70 @@ def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
     return estimate_terms(terms, out_type, shape, geometry(arch, shape, config))
 
 
-def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
-                   launch: Launch) -> tuple[float, dict]:
-    """`estimate` from a candidate's precomputed terms and its launch on `shape`."""
+# The per-k-step limits, in the order a tie names the bound.
+STEP_LIMITS = ("compute", "lds", "global", "latency")
+
+
+def _step_terms(t: ConfigTerms, r: int) -> tuple[float, float, float, float]:
+    """Clocks of one k-step's work for r concurrent tiles on one unit, by STEP_LIMITS."""
+    p = t.params
+    return (r * t.flops / (t.mma_rate * min(1.0, r * t.num_waves / t.simds)),
+            r * t.lds_traffic / (p.lds_bytes_per_clock * t.width),
+            r * t.global_bytes / (p.cu_bytes_per_clock * t.width),
+            float(LOAD_LATENCY))
+
+
+def _clocks(t: ConfigTerms, out_type: str, launch: Launch) -> tuple[float, float, int, int]:
+    """(busiest unit's clocks, chip-wide traffic clocks, tiles per unit, resident)."""
     p, config = t.params, t.config
-    pm, pn, pk = launch.padded
+    pk = launch.padded[2]
     grid = launch.grid_size
-    mpb, npb, kpb = config.m_per_block, config.n_per_block, config.k_per_block
-    ob = ELEMENT_BYTES[out_type]
-
-    units, width = t.units, t.width
-    per_unit = ceil_div(grid, units)
+    tile_out = config.m_per_block * config.n_per_block * ELEMENT_BYTES[out_type]
+    per_unit = ceil_div(grid, t.units)
     resident = min(per_unit, t.resident_cap)
-    rounds = ceil_div(per_unit, resident)
-    steps = pk // kpb
-
-    flops, global_bytes, lds_traffic = t.flops, t.global_bytes, t.lds_traffic
-    mma_rate, simds, num_waves = t.mma_rate, t.simds, t.num_waves
-
-    def step_terms(r: int) -> dict[str, float]:
-        """Clocks of one k-step's work for r concurrent tiles on one unit, by limit."""
-        return {"compute": r * flops / (mma_rate * min(1.0, r * num_waves / simds)),
-                "lds": r * lds_traffic / (p.lds_bytes_per_clock * width),
-                "global": r * global_bytes / (p.cu_bytes_per_clock * width),
-                "latency": float(LOAD_LATENCY)}
-
-    fill_drain = max(step_terms(1).values())
+    steps = pk // config.k_per_block
+    fill_drain = max(_step_terms(t, 1))
+    unit_rate = p.cu_bytes_per_clock * t.width
 
     def round_time(r: int) -> float:
-        step = max(step_terms(r).values()) + BARRIER / r
-        epilogue = r * mpb * npb * ob / (p.cu_bytes_per_clock * width)
-        return steps * step + fill_drain + epilogue
+        step = max(_step_terms(t, r)) + BARRIER / r
+        return steps * step + fill_drain + r * tile_out / unit_rate
 
     t_unit = (per_unit // resident) * round_time(resident)
     if per_unit % resident:  # the last round runs fewer tiles, so it is shorter
         t_unit += round_time(per_unit % resident)
-    t_chip = grid * (steps * global_bytes + mpb * npb * ob) / p.chip_bytes_per_clock
-    clocks = max(t_unit, t_chip)
+    t_chip = grid * (steps * t.global_bytes + tile_out) / p.chip_bytes_per_clock
+    return t_unit, t_chip, per_unit, resident
 
-    terms = step_terms(resident)
-    bound = max(terms, key=terms.get)
-    if t_chip > t_unit:
-        bound = "chip-bandwidth"
-    real = shape.m * shape.n
+
+def estimate_us(t: ConfigTerms, out_type: str, launch: Launch) -> float:
+    """The score alone (what the selector ranks by), without `estimate_terms`' breakdown."""
+    t_unit, t_chip, _, _ = _clocks(t, out_type, launch)
+    return max(t_unit, t_chip) / (t.params.clock_ghz * 1e3)
+
+
+def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
+                   launch: Launch) -> tuple[float, dict]:
+    """`estimate` from a candidate's precomputed terms and its launch on `shape`."""
+    p = t.params
+    t_unit, t_chip, per_unit, resident = _clocks(t, out_type, launch)
+    pm, pn, pk = launch.padded
+    grid = launch.grid_size
+    terms = _step_terms(t, resident)
+    bound = "chip-bandwidth" if t_chip > t_unit else STEP_LIMITS[terms.index(max(terms))]
     breakdown = {
         "grid": grid,
         "tiles_per_unit": per_unit,
         "resident": resident,
-        "rounds": rounds,
-        "fill": round(grid / (per_unit * units), 4),
-        "pad_area": round(pm * pn / real - 1, 4),
+        "rounds": ceil_div(per_unit, resident),
+        "fill": round(grid / (per_unit * t.units), 4),
+        "pad_area": round(pm * pn / (shape.m * shape.n) - 1, 4),
         "pad_k": round(pk / shape.k - 1, 4),
-        "ai_global": round(flops / global_bytes, 2),
-        "ai_lds": round(flops / lds_traffic, 2),
+        "ai_global": round(t.flops / t.global_bytes, 2),
+        "ai_lds": round(t.flops / t.lds_traffic, 2),
         "mma_eff": mma_efficiency(t.instr),
         "bound": bound,
         "unit_us": round(t_unit / (p.clock_ghz * 1e3), 3),
         "chip_us": round(t_chip / (p.clock_ghz * 1e3), 3),
     }
-    return clocks / (p.clock_ghz * 1e3), breakdown
+    return max(t_unit, t_chip) / (p.clock_ghz * 1e3), breakdown

@@ -35,7 +35,7 @@ from accel.dialect.ops import OUTPUT_TYPES, GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model
-from accel.tuning.launch import geometry
+from accel.tuning.launch import Launch, geometry
 from accel.tuning.validity import (check_config, grid_errors, k_base, lds_bytes,
                                    operand_size_errors, register_estimate,
                                    usable_instructions)
@@ -52,18 +52,39 @@ class Candidate:
     breakdown: dict
 
 
+@dataclass(frozen=True)
+class Prepared:
+    config: PerfConfig
+    instr: MmaInstr
+    lds: int
+    regs: int
+    text: str   # str(config), the last tie-breaker; formatted once
+    terms: cost_model.ConfigTerms   # the cost model's shape-independent part
+
+
 @dataclass
 class Selection:
     arch: ArchInfo
     in_type: str
     out_type: str
     shape: GemmShape
-    ranked: list[Candidate]
+    # The admissible candidates with their launches, best first. A compile needs only
+    # the first; `ranked` makes every candidate's breakdown when someone asks for it.
+    scored: list[tuple[Prepared, Launch]]
     rejected: list[tuple[PerfConfig, list[str]]] = field(default_factory=list)
 
     @property
     def best(self) -> PerfConfig:
-        return self.ranked[0].config
+        return self.scored[0][0].config
+
+    @functools.cached_property
+    def ranked(self) -> list[Candidate]:
+        out = []
+        for p, lc in self.scored:
+            us, breakdown = cost_model.estimate_terms(p.terms, self.out_type, self.shape, lc)
+            out.append(Candidate(p.config, round(us, 6),
+                                 {**breakdown, "lds_bytes": p.lds, "registers": p.regs}))
+        return out
 
     def explain(self, top: int | None = 10, show_rejected: bool = True) -> str:
         s = self.shape
@@ -120,19 +141,9 @@ def _kpack_choices(instr: MmaInstr, in_type: str) -> tuple[int, ...]:
     return tuple(sorted({k_base(instr), 16 // ELEMENT_BYTES[in_type]}))
 
 
-@dataclass(frozen=True)
-class _Prepared:
-    config: PerfConfig
-    instr: MmaInstr
-    lds: int
-    regs: int
-    text: str   # str(config), the last tie-breaker; formatted once
-    terms: cost_model.ConfigTerms   # the cost model's shape-independent part
-
-
 @functools.lru_cache(maxsize=64)
 def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: AccelTile | None,
-            schedule_version: int) -> tuple[tuple[_Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
+            schedule_version: int) -> tuple[tuple[Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
     """Shape-independent part: the candidates and the ones the arch rules out, cached."""
     fixed = [t for t in (fixed_a, fixed_b) if t is not None]
     if fixed and any((t.kpack_per_block, t.kpack) != (fixed[0].kpack_per_block, fixed[0].kpack)
@@ -141,7 +152,7 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
                          f"({fixed_a} vs {fixed_b}); one perf config cannot serve both")
     eb = ELEMENT_BYTES[in_type]
     probe = GemmShape(1, 1, 1, 1)
-    good: list[_Prepared] = []
+    good: list[Prepared] = []
     bad: list[tuple[PerfConfig, tuple[str, ...]]] = []
     for instr in usable_instructions(arch, in_type):
         mn = instr.m
@@ -171,7 +182,7 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
                         else:
                             lds = lds_bytes(cfg, in_type)
                             regs = register_estimate(arch, instr, cfg, in_type)
-                            good.append(_Prepared(cfg, instr, lds, regs, str(cfg),
+                            good.append(Prepared(cfg, instr, lds, regs, str(cfg),
                                                   cost_model.config_terms(arch, in_type, cfg,
                                                                           instr, lds, regs)))
     return tuple(good), tuple(bad)
@@ -201,7 +212,7 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
     good, bad = _ladder(arch, in_type, fixed_a, fixed_b, 2 if double_buffer_default else 1)
     rejected: list[tuple[PerfConfig, list[str]]] = [(c, list(r)) for c, r in bad]
 
-    valid: list[tuple[_Prepared, object]] = []
+    valid: list[tuple[Prepared, object]] = []
     for prep in good:
         too_big = grid_errors(arch, shape, prep.config)
         if too_big:
@@ -242,14 +253,11 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
                 kept.append((p, lc))
         admissible = kept
 
-    scored = []
-    for p, lc in admissible:
-        us, breakdown = cost_model.estimate_terms(p.terms, out_type, shape, lc)
-        breakdown = {**breakdown, "lds_bytes": p.lds, "registers": p.regs}
-        key = (us, p.lds, p.regs, -p.config.mn_per_xdl, p.terms.num_waves,
-               abs(p.config.kpack * ELEMENT_BYTES[in_type] - 16), p.text)
-        scored.append((key, Candidate(p.config, round(us, 6), breakdown)))
-    scored.sort(key=lambda kc: kc[0])
+    eb = ELEMENT_BYTES[in_type]
+    scored = sorted(admissible, key=lambda pl: (
+        cost_model.estimate_us(pl[0].terms, out_type, pl[1]), pl[0].lds, pl[0].regs,
+        -pl[0].config.mn_per_xdl, pl[0].terms.num_waves, abs(pl[0].config.kpack * eb - 16),
+        pl[0].text))
     return Selection(arch=arch, in_type=in_type, out_type=out_type, shape=shape,
-                     ranked=[c for _, c in scored], rejected=rejected)
+                     scored=scored, rejected=rejected)
 
