@@ -33,7 +33,7 @@ from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.registry import load_all
-from accel.pipelines.kernel import binaries, check_arch, lowering
+from accel.pipelines.kernel import binaries, check_arch, kernel_lowering, serialization
 from accel.pipelines.textual import run_pipeline
 from accel.target.database import get_arch
 from accel.target.toolchain import ensure_linker
@@ -239,18 +239,19 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
         passes[SELECT_PASS]().run(module)
     kernels = lower_gemms(module)
     ensure_linker()
-    # Lower once; serialize the same LLVM-level module twice (ELF and assembly).
-    upto_llvm, serialize_bin = lowering(arch, "bin").rsplit(", ", 1)
-    # Verified Kernel IR in, upstream passes only: no verification after each one.
-    run_pipeline(module, upto_llvm, verify_each=False)
+    # Only the kernels are lowered: the result is their code objects, so the host
+    # function (HOST_LOWERING's work, ~2 ms) is dropped unlowered. Verified Kernel IR in,
+    # upstream passes only: no verification after each one (run_steps).
+    run_pipeline(module, kernel_lowering(arch), verify_each=False)
     assembly: dict[str, str] = {}
     if want_assembly:
+        # The same lowered module serialized twice: the bindings make the ELF and the
+        # assembly in separate backend runs.
         isa_module = module.operation.clone()
-        run_pipeline(isa_module, serialize_bin.replace("format=bin", "format=isa"),
-                     verify_each=False)
+        run_pipeline(isa_module, serialization("isa"), verify_each=False)
         assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
         isa_module.erase()
-    run_pipeline(module, serialize_bin, verify_each=False)
+    run_pipeline(module, serialization("bin"), verify_each=False)
     objects = binaries(module)
     seen, out = set(), []
     for kernel in kernels:
