@@ -7,7 +7,10 @@ import struct
 
 import pytest
 
-from accel.api import compile_gemm
+from accel.api import compile_gemm, compile_module, gemm_module_text
+from accel.bindings import ir, new_context
+from accel.passes.registry import load_all
+from accel.pipelines.kernel import binaries
 from accel.diagnostics import AccelError
 from accel.tools.accel_compile import main as accel_compile
 from test_toolchain import EF_AMDGPU_MACH, EF_AMDGPU_MACH_MASK, EM_AMDGPU, elf_symbols
@@ -49,6 +52,22 @@ def test_seed001_metadata():
                             "shape": [1, 4, 80, 8, 32, 8], "layout": "accel",
                             "bytes": 128 * 5120 * 2}
     assert k["mma"] == "v_mfma_f32_16x16x16_f16"
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1201"])
+def test_library_code_object_is_the_full_pipelines(arch):
+    """compile_module lowers only the kernels (not the host function) and skips the
+    verifier between upstream passes; accel-kernel-pipeline does the whole module.
+    The code objects must be the same bytes."""
+    text = gemm_module_text(arch, g=2, m=77, n=100, k=40, in_type="bf16", out_type=None,
+                            trans_a=False, trans_b=True, a_layout="row", b_layout="row",
+                            perf_config=None, accumulate=False, epilogue="bias_relu")
+    lib = compile_module(text, arch, assembly=False).kernels[0]
+    with new_context():
+        module = ir.Module.parse(text)
+        load_all()["accel-kernel-pipeline"](arch=arch).run(module)
+        assert module.operation.verify()
+        assert binaries(module) == {lib.symbol: lib.code_object}
 
 
 def test_same_input_gives_identical_output():

@@ -9,7 +9,7 @@ from accel.dialect.accel_layout import AccelTile
 from accel.dialect.ops import GemmShape
 from accel.target.database import get_arch
 from accel.tuning import geometry
-from accel.tuning.cost_model import params_for
+from accel.tuning.cost_model import estimate_terms, estimate_us, params_for
 from accel.tuning.measured import MEASURED_TILES
 from accel.tuning.selection import PAD_LIMIT, select
 from accel.tuning.validity import check_config
@@ -137,6 +137,22 @@ def test_scores_are_sorted():
     sel = select(get_arch("gfx942"), "bf16", "f32", GemmShape(2, 3000, 700, 900))
     scores = [c.score for c in sel.ranked]
     assert scores == sorted(scores)
+
+
+@pytest.mark.parametrize("arch_name", ["gfx942", "gfx1100", "gfx1201"])
+def test_ranking_score_is_the_breakdowns_score(arch_name):
+    """The selector sorts by cost_model.estimate_us and builds breakdowns only when
+    `ranked` is read: both must be the same estimate, and `best` the first ranked."""
+    arch = get_arch(arch_name)
+    for shape in (GemmShape(1, 1, 11008, 4096), GemmShape(3, 777, 1001, 320),
+                  GemmShape(1, 4096, 4096, 4096)):
+        sel = select(arch, "f16", "f16", shape)
+        assert sel.best == sel.ranked[0].config
+        for (prep, launch), cand in zip(sel.scored, sel.ranked):
+            us = estimate_us(prep.terms, "f16", launch)
+            assert cand.config == prep.config
+            assert cand.score == round(us, 6)
+            assert us == estimate_terms(prep.terms, "f16", shape, launch)[0]
 
 
 def test_accel_layout_operands_restrict_the_choice():
