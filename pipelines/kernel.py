@@ -49,11 +49,12 @@ def kernel_lowering(arch: str) -> str:
         # O=2 (the default) stays. Measured over benchmarks/bench_kernel_quality.py's
         # ten kernels: O0 compiles in 81 ms (median) against 101 ms, but spills 2-2.9 KB
         # to scratch at 250 VGPRs, with 5x the code and 10-50x the VALU in the k-tile
-        # loop. O1 costs LLVM 8-12% fewer instructions (valgrind, four bench_compile
-        # kernels) but its code is longer on 15 of the 18 bench_compile kernels, by up to 11%
-        # (gfx942 128x1280: 192 -> 213 instructions, 42 -> 50 VGPRs): not a trade to make
-        # without runtime measurements. What made compiles slow was LLVM fully unrolling
-        # the k-tile loop and per-element C stores; codegen avoids both
+        # loop. O1 makes LLVM execute 8-12% fewer instructions (valgrind, three
+        # bench_compile kernels), but its code is longer on 15 of the 18 bench_compile
+        # kernels, by up to 11% (gfx942 128x1280: 192 -> 213 instructions, 42 -> 50
+        # VGPRs): not a trade to make without runtime measurements. What made compiles
+        # slow was LLVM fully unrolling the k-tile loop and per-element C stores; codegen
+        # avoids both
         # (codegen/kernel.py NO_UNROLL, codegen/epilogue.py).
         f"rocdl-attach-target{{chip={arch} O=2}}",
     ])
