@@ -54,8 +54,7 @@ def kernel_lowering(arch: str) -> str:
         # kernels, by up to 11% (gfx942 128x1280: 192 -> 213 instructions, 42 -> 50
         # VGPRs): not a trade to make without runtime measurements. What made compiles
         # slow was LLVM fully unrolling the k-tile loop and per-element C stores; codegen
-        # avoids both
-        # (codegen/kernel.py NO_UNROLL, codegen/epilogue.py).
+        # avoids both (codegen/kernel.py NO_UNROLL, codegen/epilogue.py).
         f"rocdl-attach-target{{chip={arch} O=2}}",
     ])
 
