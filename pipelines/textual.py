@@ -160,8 +160,7 @@ def run_steps(module: ir.Module, steps: list[Step],
 
     `verify_each=False` skips MLIR's verification after every upstream pass: for the
     kernel lowering, whose input is verified Kernel IR and whose passes are upstream's
-    own, where verifying was 40% of the time to the LLVM dialect (3-4 ms a kernel,
-    benchmarks/bench_compile.py)."""
+    own, where verifying was 40% of the time to the LLVM dialect (3-4 ms a kernel)."""
     for step in steps:
         if isinstance(step, UpstreamSegment):
             pm = parse_upstream(step.text)

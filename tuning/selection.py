@@ -54,6 +54,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Prepared:
+    """A candidate with all that does not depend on the shape, made once per arch and
+    element type (`_ladder`)."""
     config: PerfConfig
     instr: MmaInstr
     lds: int
