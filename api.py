@@ -26,20 +26,16 @@ from accel.codegen.kernel import GemmKernel
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import (
-    ACCUMULATOR, BIAS_EPILOGUES, EPILOGUES, OUTPUT_TYPES, GemmOp, GemmShape, PackOp, UnpackOp,
-    collect_ops, verify_module,
+    ACCUMULATOR, BIAS_EPILOGUES, EPILOGUES, OUTPUT_TYPES, GemmOp, GemmShape, collect_ops,
+    verify_module,
 )
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
-from accel.passes.gemm_to_gpu import lower_gemms
-from accel.passes.registry import load_all
-from accel.pipelines.kernel import binaries, check_arch, kernel_lowering, serialization
-from accel.pipelines.textual import run_pipeline
+from accel.passes.lower_pack import BLOCK as PACK_BLOCK, PackKernel
+from accel.pipelines.kernel import KernelPipeline, binaries
+from accel.pipelines.textual import run_steps
 from accel.target.database import get_arch
-from accel.target.toolchain import ensure_linker
 from accel.tuning.selection import select
-
-SELECT_PASS = "accel-affix-perf-config"
 
 
 @dataclass(frozen=True)
@@ -223,49 +219,50 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
     gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
     if not gemms:
         raise AccelError("the module has no 'accel.gemm' to compile")
-    # The result lists gemm kernels only: a runtime pack would silently lose its kernel.
-    packs = [op for name in (PackOp.OP_NAME, UnpackOp.OP_NAME) for op in collect_ops(module, name)]
-    if packs:
-        raise AccelError(f"'{packs[0].name}' is not compiled by compile_module, which emits "
-                         f"accel.gemm kernels only (accel-opt's accel-kernel-pipeline lowers "
-                         f"it)", packs[0].location)
-    arch = arch or gemms[0].arch
-    check_arch(module, arch)
-    if any(gm.perf_config_text is None for gm in gemms):
-        passes = load_all()
-        if SELECT_PASS not in passes:
-            raise AccelError("no perf config given, and perf-config selection "
-                             f"({SELECT_PASS}) is not available", gemms[0].location)
-        passes[SELECT_PASS]().run(module)
-    kernels = lower_gemms(module)
-    ensure_linker()
+    pipeline = KernelPipeline(arch=arch or gemms[0].arch)
+    lowered = pipeline.to_kernel_ir(module)
+    order = launch_order(module)
     # Only the kernels are lowered: the result is their code objects, so the host
-    # function (HOST_LOWERING's work, ~2 ms) is dropped unlowered. Verified Kernel IR in,
-    # upstream passes only: no verification after each one (run_steps).
-    run_pipeline(module, kernel_lowering(arch), verify_each=False)
+    # function (HOST_LOWERING's work, ~2 ms) is dropped unlowered.
+    run_steps(module, pipeline.kernel_steps())
     assembly: dict[str, str] = {}
     if want_assembly:
         # The same lowered module serialized twice: the bindings make the ELF and the
         # assembly in separate backend runs.
         isa_module = module.operation.clone()
-        run_pipeline(isa_module, serialization("isa"), verify_each=False)
+        run_steps(isa_module, pipeline.serialization_steps("isa"))
         assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
         isa_module.erase()
-    run_pipeline(module, serialization("bin"), verify_each=False)
+    run_steps(module, pipeline.serialization_steps("bin"))
     objects = binaries(module)
-    seen, out = set(), []
-    for kernel in kernels:
-        if kernel.symbol in seen:
-            continue
-        seen.add(kernel.symbol)
-        elf = objects[kernel.symbol]
-        out.append(CompiledKernel(kernel.symbol, elf, assembly.get(kernel.symbol, ""),
-                                  kernel_metadata(kernel, elf)))
-    return CompileResult(arch, tuple(out))
+    facts = {k.symbol: (k, gemm_metadata) for k in lowered.gemms}
+    facts.update({k.symbol: (k, pack_metadata) for k in lowered.packs})
+    out = []
+    for symbol in order:
+        kernel, describe = facts[symbol]
+        elf = objects[symbol]
+        out.append(CompiledKernel(symbol, elf, assembly.get(symbol, ""), describe(kernel, elf)))
+    return CompileResult(pipeline.arch, tuple(out))
 
 
-def kernel_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
-    """One kernel's entry in the JSON of DESIGN.md's code object contract."""
+def launch_order(module: ir.Module) -> list[str]:
+    """Kernel symbols in the order the host code first launches them: the order a graph
+    compiler must run them in (a pack kernel before the gemm that reads its output)."""
+    order: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "gpu.launch_func":
+            symbol = str(op.attributes["kernel"]).rsplit("::@", 1)[-1]
+            if symbol not in order:
+                order.append(symbol)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return order
+
+
+def gemm_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
+    """A gemm kernel's entry in the JSON of the code object contract."""
     pm, pn, pk = kernel.padded
     args = []
     for op, layout in ((kernel.a, kernel.a.layout), (kernel.b, kernel.b.layout)):
@@ -288,6 +285,24 @@ def kernel_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
         "accumulate": kernel.accumulate,
         "epilogue": kernel.epilogue,
         "args": args,
+    }
+
+
+def pack_metadata(kernel: PackKernel, code_object: bytes) -> dict:
+    """A runtime accel.pack/unpack copy kernel's entry: (src, dst) in, one thread a
+    destination element."""
+    plain = (kernel.plain, "transposed" if kernel.transposed else "row")
+    packed = (kernel.packed, "accel")
+    src, dst = (plain, packed) if kernel.pack else (packed, plain)
+    return {
+        "symbol": kernel.symbol,
+        "code_object": f"{kernel.symbol}.hsaco",
+        "op": "pack" if kernel.pack else "unpack",
+        "grid": [kernel.grid, 1, 1],
+        "block": [PACK_BLOCK, 1, 1],
+        "lds_bytes": 0,
+        "vgprs": note_count(code_object, ".vgpr_count"),
+        "args": [_arg("src", kernel.element, *src), _arg("dst", kernel.element, *dst)],
     }
 
 

@@ -32,13 +32,8 @@ from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile, pack
 from accel.dialect.element_types import NUMPY_TYPES
 from accel.dialect.ops import BIAS_EPILOGUES
-from accel.passes.gemm_to_gpu import lower_gemms
-from accel.pipelines.textual import run_pipeline
+from accel.pipelines.kernel import KernelPipeline
 from accel.sim import Launch, run_host
-
-# The passes between a plain accel.gemm and its host function; accel-gemm-to-gpu runs
-# through `lower_gemms` (its body), which also returns the kernels' facts.
-GEMM_PIPELINE = "accel-affix-perf-config, accel-layout, accel-lower-pack"
 
 # Unit roundoff of one output element.
 OUT_EPS = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8, "i32": 0.0}
@@ -150,8 +145,7 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
     with new_context():
         module = ir.Module.parse(text)
         try:
-            run_pipeline(module, GEMM_PIPELINE)
-            (kernel,) = lower_gemms(module)
+            (kernel,) = KernelPipeline(arch=arch).to_kernel_ir(module).gemms
         except AccelError as e:
             # The module text is ours, not the caller's: a position in it means nothing.
             e.location = None

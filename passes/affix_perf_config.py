@@ -6,6 +6,8 @@ rule is an error at the op. A gemm without one gets the selector's choice
 (accel.tuning.selection). Either way the op then records block_size, grid_size and
 padded_m/n/k. An operand already in the accel layout fixes the tile's
 dPerBlock/kpackPerBlock/kpack, and the choice is made among agreeing configs.
+With the `arch` option (as the kernel pipeline gives it) every gemm must target that
+chip: a pipeline built for one chip never lowers a gemm written for another.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from accel.dialect.accel_layout import AccelTile
 from accel.dialect.ops import GemmOp, collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.registry import AccelPass, option, register
-from accel.target.database import get_arch
+from accel.target.database import ARCHES, get_arch
 from accel.tuning.launch import geometry
 from accel.tuning.selection import select
 from accel.tuning.validity import check_config
@@ -32,8 +34,11 @@ class AffixPerfConfig(AccelPass):
 
     cu_count: int = option(0, "CUs of the target part (0 = the arch's default part)")
     perf_config: str = option("", "force this v3:/v4: perf config on every gemm")
+    arch: str = option("", "the chip every gemm must target (empty: each gemm's own)")
 
     def run(self, module: ir.Module) -> None:
+        if self.arch and self.arch not in ARCHES:
+            raise AccelError(f"unknown arch '{self.arch}' (supported: {', '.join(ARCHES)})")
         if self.cu_count < 0:
             raise AccelError(f"option 'cu-count' of '{self.NAME}' must be >= 0, "
                              f"got {self.cu_count}")
@@ -49,6 +54,9 @@ class AffixPerfConfig(AccelPass):
 
     def _affix(self, gemm: GemmOp) -> None:
         gemm.verify()
+        if self.arch and gemm.arch != self.arch:
+            raise AccelError(f"'accel.gemm' targets {gemm.arch} but the pipeline targets "
+                             f"{self.arch}", gemm.location)
         arch = get_arch(gemm.arch, self.cu_count or None)
         if self.perf_config:
             try:

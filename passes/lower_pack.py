@@ -38,23 +38,29 @@ class LowerPack(AccelPass):
     SUMMARY = "Lower accel.pack/accel.unpack to Kernel IR kernels and gpu.launch_func"
 
     def run(self, module: ir.Module) -> None:
-        ops = [cls(op) for op in collect_ops(module)
-               for cls in (PackOp, UnpackOp) if op.name == cls.OP_NAME]
-        kernels = []
-        for op in ops:
-            op.verify()
-            kernels.append(PackKernel.of(op))  # every diagnostic before any rewrite
-        existing = {op.attributes["sym_name"].value for op in module.body.operations
-                    if op.operation.name == "gpu.module"}
-        for op, kernel in zip(ops, kernels):
-            if kernel.symbol not in existing:
-                parsed = ir.Module.parse(kernel.module_text(), module.context)
-                for k in list(parsed.body.operations):
-                    module.body.append(k)
-                existing.add(kernel.symbol)
-            _replace_with_launch(op, kernel)
-        if ops:
-            module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
+        lower_packs(module)
+
+
+def lower_packs(module: ir.Module) -> list["PackKernel"]:
+    """Lower every accel.pack/unpack in `module`; returns their kernels in program order."""
+    ops = [cls(op) for op in collect_ops(module)
+           for cls in (PackOp, UnpackOp) if op.name == cls.OP_NAME]
+    kernels = []
+    for op in ops:
+        op.verify()
+        kernels.append(PackKernel.of(op))  # every diagnostic before any rewrite
+    existing = {op.attributes["sym_name"].value for op in module.body.operations
+                if op.operation.name == "gpu.module"}
+    for op, kernel in zip(ops, kernels):
+        if kernel.symbol not in existing:
+            parsed = ir.Module.parse(kernel.module_text(), module.context)
+            for k in list(parsed.body.operations):
+                module.body.append(k)
+            existing.add(kernel.symbol)
+        _replace_with_launch(op, kernel)
+    if ops:
+        module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
+    return kernels
 
 
 @dataclass(frozen=True)

@@ -2,17 +2,19 @@
 
   accel-kernel-pipeline{arch=gfx942 format=bin cu-count=0}
 
-expands to
+stands for these steps (`KernelPipeline.steps`; `--mlir-print-ir-after-all` dumps each):
 
-  accel-affix-perf-config{cu-count=..}   validate the given perf config or choose one
-  accel-layout                           fold accel-layout chains, pack constant weights
-  accel-lower-pack                       runtime accel.pack/unpack -> copy kernels
-  accel-gemm-to-gpu                      accel.gemm -> MFMA/WMMA kernel + launch
-  <kernel_lowering(arch)>                upstream: kernels to ROCDL, target attached
-  <HOST_LOWERING>                        upstream: host code to LLVM
-  <serialization(format)>                upstream: gpu.module -> gpu.binary
+  accel-affix-perf-config{arch=.. cu-count=..}  validate the given perf config or choose one
+  accel-layout                                  fold accel-layout chains, pack constant weights
+  accel-lower-pack                              runtime accel.pack/unpack -> copy kernels
+  accel-gemm-to-gpu                             accel.gemm -> MFMA/WMMA kernel + launch
+  <kernel_lowering(arch)>                       upstream: kernels to ROCDL, target attached
+  <HOST_LOWERING>                               upstream: host code to LLVM
+  <serialization(format)>                       upstream: gpu.module -> gpu.binary
 
-(`accel.compile_module` runs the same without HOST_LOWERING: it returns code objects.)
+The library (`accel.compile_module`) and the checker (`accel.check`) run the same steps
+through `to_kernel_ir`, which also returns the kernels' facts for their metadata; the
+library then lowers only the kernels (`kernel_steps`), since its result is code objects.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel.bindings import gpu, ir
-from accel.dialect.ops import GemmOp, collect_ops
-from accel.diagnostics import AccelError
-from accel.passes.gemm_to_gpu import lower_gemms
-from accel.passes.registry import AccelPass, load_all, option, register
-from accel.pipelines.textual import run_pipeline
+from accel.codegen.kernel import GemmKernel
+from accel.passes.accel_layout import AccelLayout
+from accel.passes.affix_perf_config import AffixPerfConfig
+from accel.passes.gemm_to_gpu import GemmToGpu, lower_gemms
+from accel.passes.lower_pack import LowerPack, PackKernel, lower_packs
+from accel.passes.registry import option, register
+from accel.pipelines.textual import PipelinePass, Step, UpstreamSegment, run_steps
 from accel.target.database import ARCHES
-from accel.target.toolchain import ensure_linker
 
 FORMATS = ("bin", "isa")
 
@@ -71,21 +74,6 @@ def serialization(fmt: str = "bin") -> str:
     return f"gpu-module-to-binary{{format={fmt}}}"
 
 
-def lowering(arch: str, fmt: str = "bin") -> str:
-    """Everything after accel-gemm-to-gpu: kernels to `gpu.binary`, host code to LLVM."""
-    return ", ".join([kernel_lowering(arch), HOST_LOWERING, serialization(fmt)])
-
-
-def check_arch(module: ir.Module, arch: str) -> None:
-    if arch not in ARCHES:
-        raise AccelError(f"unknown arch '{arch}' (supported: {', '.join(ARCHES)})")
-    for op in collect_ops(module, GemmOp.OP_NAME):
-        gemm = GemmOp(op)
-        if gemm.arch != arch:
-            raise AccelError(f"'accel.gemm' targets {gemm.arch} but the pipeline targets {arch}",
-                             gemm.location)
-
-
 def binaries(module: ir.Module) -> dict[str, bytes]:
     """Object bytes of each `gpu.binary` (keyed by symbol) after gpu-module-to-binary."""
     out = {}
@@ -96,17 +84,16 @@ def binaries(module: ir.Module) -> dict[str, bytes]:
     return out
 
 
-def lower_to_binaries(module: ir.Module, arch: str, fmt: str = "bin") -> None:
-    """Kernel IR module -> gpu.binary ops, in place. The Kernel IR was verified when
-    accel-gemm-to-gpu parsed it; the upstream passes after it are not re-verified
-    one by one (run_steps' verify_each)."""
-    ensure_linker()
-    run_pipeline(module, lowering(arch, fmt), verify_each=False)
+@dataclass(frozen=True)
+class KernelIR:
+    """What `to_kernel_ir` leaves: the module's kernels, each with its facts."""
+    packs: tuple[PackKernel, ...]      # program order
+    gemms: tuple[GemmKernel, ...]      # program order
 
 
 @register
 @dataclass(frozen=True)
-class KernelPipeline(AccelPass):
+class KernelPipeline(PipelinePass):
     NAME = "accel-kernel-pipeline"
     SUMMARY = ("accel.gemm to gpu.binary: affix perf config, accel layout, pack kernels, "
                "accel-gemm-to-gpu, then ROCDL lowering and serialization")
@@ -114,17 +101,26 @@ class KernelPipeline(AccelPass):
     format: str = option("bin", "bin: ELF code object; isa: assembly text", choices=FORMATS)
     cu_count: int = option(0, "CUs of the target part, for perf-config selection (0 = default)")
 
-    def run(self, module: ir.Module) -> None:
-        check_arch(module, self.arch)
-        for step in front_passes(self.cu_count):
-            step.run(module)
-        lower_gemms(module)
-        lower_to_binaries(module, self.arch, self.format)
+    def front_steps(self) -> list[Step]:
+        """The accel passes that prepare gemms for kernel generation."""
+        return [AffixPerfConfig(cu_count=self.cu_count, arch=self.arch), AccelLayout()]
 
+    def kernel_steps(self) -> list[Step]:
+        """Kernel IR to a ROCDL gpu.module with its target: upstream's passes on verified
+        input, so not re-verified after each (UpstreamSegment.verify)."""
+        return [UpstreamSegment(kernel_lowering(self.arch), verify=False)]
 
-def front_passes(cu_count: int = 0) -> list[AccelPass]:
-    """The accel passes that prepare gemms for accel-gemm-to-gpu, in order."""
-    passes = load_all()
-    return [passes["accel-affix-perf-config"](cu_count=cu_count),
-            passes["accel-layout"](),
-            passes["accel-lower-pack"]()]
+    def serialization_steps(self, fmt: str | None = None) -> list[Step]:
+        return [UpstreamSegment(serialization(fmt or self.format), verify=False)]
+
+    def steps(self) -> list[Step]:
+        return [*self.front_steps(), LowerPack(), GemmToGpu(), *self.kernel_steps(),
+                UpstreamSegment(HOST_LOWERING, verify=False), *self.serialization_steps()]
+
+    def to_kernel_ir(self, module: ir.Module) -> KernelIR:
+        """The steps up to and including accel-gemm-to-gpu, in place; their kernels'
+        facts. LowerPack and GemmToGpu run through their bodies, which return them."""
+        run_steps(module, self.front_steps())
+        packs = lower_packs(module)
+        gemms = lower_gemms(module)
+        return KernelIR(tuple(packs), tuple(gemms))

@@ -2,8 +2,10 @@
 
 `builtin.module(accel-affix-perf-config{cu-count=96}, canonicalize, gpu.module(...))`
 is split at top-level commas. Elements named like a registered accel pass become
-that pass; runs of other elements are handed, as one segment, to
-`PassManager.parse("builtin.module(...)")`. The outer `builtin.module(...)` is optional.
+that pass; a named pipeline (a `PipelinePass`, e.g. accel-kernel-pipeline) becomes the
+steps it stands for, so `--mlir-print-ir-after-all` shows each of them; runs of other
+elements are handed, as one segment, to `PassManager.parse("builtin.module(...)")`.
+The outer `builtin.module(...)` is optional.
 """
 
 from __future__ import annotations
@@ -19,12 +21,18 @@ from typing import Callable, Union
 from accel.bindings import ir, passmanager
 from accel.diagnostics import AccelError
 from accel.passes.registry import AccelPass
+from accel.target.toolchain import ensure_linker
 
 
 @dataclass(frozen=True)
 class UpstreamSegment:
-    """Consecutive upstream pass elements, run by one MLIR PassManager."""
+    """Consecutive upstream pass elements, run by one MLIR PassManager.
+
+    `verify=False` skips MLIR's verification after each of its passes: for the kernel
+    lowering, whose input is verified Kernel IR and whose passes are upstream's own,
+    where verifying was 40% of the time to the LLVM dialect (3-4 ms a kernel)."""
     text: str
+    verify: bool = True
 
     def spec(self) -> str:
         return self.text
@@ -35,6 +43,25 @@ class UpstreamSegment:
 
 
 Step = Union[AccelPass, UpstreamSegment]
+
+
+@dataclass(frozen=True)
+class PipelinePass(AccelPass):
+    """A named pipeline: registered and named like a pass, it stands for `steps()`."""
+
+    def steps(self) -> list[Step]:
+        raise NotImplementedError
+
+    def run(self, module: ir.Module) -> None:
+        run_steps(module, self.steps())
+
+
+def expand(steps: list[Step]) -> list[Step]:
+    """Named pipelines replaced, recursively, by the steps they stand for."""
+    out: list[Step] = []
+    for step in steps:
+        out.extend(expand(step.steps()) if isinstance(step, PipelinePass) else [step])
+    return out
 
 
 def split_top_level(text: str, sep: str = ",") -> list[str]:
@@ -100,7 +127,7 @@ def parse_pipeline(text: str) -> list[Step]:
             upstream.append(element)
     if upstream:
         steps.append(UpstreamSegment(", ".join(upstream)))
-    return steps
+    return expand(steps)
 
 
 def _upstream_error(err: Exception) -> AccelError:
@@ -154,17 +181,14 @@ def parse_upstream(text: str) -> passmanager.PassManager:
 
 
 def run_steps(module: ir.Module, steps: list[Step],
-              after_each: Callable[[Step, ir.Module], None] | None = None,
-              verify_each: bool = True) -> None:
-    """Run steps in order on `module`, in place. `after_each` sees the IR after each.
-
-    `verify_each=False` skips MLIR's verification after every upstream pass: for the
-    kernel lowering, whose input is verified Kernel IR and whose passes are upstream's
-    own, where verifying was 40% of the time to the LLVM dialect (3-4 ms a kernel)."""
-    for step in steps:
+              after_each: Callable[[Step, ir.Module], None] | None = None) -> None:
+    """Run steps in order on `module`, in place. `after_each` sees the IR after each."""
+    for step in expand(steps):
         if isinstance(step, UpstreamSegment):
+            if "gpu-module-to-binary" in step.text:
+                ensure_linker()   # the serializer links each code object with ld.lld
             pm = parse_upstream(step.text)
-            pm.enable_verifier(verify_each)
+            pm.enable_verifier(step.verify)
             try:
                 pm.run(module.operation)
             except ir.MLIRError as e:

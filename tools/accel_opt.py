@@ -23,7 +23,7 @@ from accel.dialect.ops import module_errors
 from accel.passes.registry import AccelPass
 from accel.pipelines import registered_passes
 from accel.pipelines.textual import (
-    Step, UpstreamSegment, parse_pass_element, parse_pipeline, parse_upstream, run_steps,
+    Step, UpstreamSegment, expand, parse_pass_element, parse_pipeline, parse_upstream, run_steps,
     split_top_level,
 )
 from accel.tools import diagnostic_verifier as dv
@@ -111,9 +111,10 @@ def _check_upstream(steps: list[Step]) -> None:
 
 
 def _one_step_per_pass(steps: list[Step]) -> list[Step]:
-    """Split upstream segments so --mlir-print-ir-after-all dumps after each pass."""
+    """Named pipelines expanded and upstream segments split, so
+    --mlir-print-ir-after-all dumps after each pass."""
     out: list[Step] = []
-    for step in steps:
+    for step in expand(steps):
         if isinstance(step, UpstreamSegment):
             out.extend(UpstreamSegment(e) for e in split_top_level(step.text))
         else:

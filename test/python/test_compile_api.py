@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import struct
 
+import numpy as np
 import pytest
 
 from accel.api import compile_gemm, compile_module, gemm_module_text
@@ -54,6 +55,14 @@ def test_seed001_metadata():
     assert k["mma"] == "v_mfma_f32_16x16x16_f16"
 
 
+def pipeline_binaries(text: str, arch: str) -> dict[str, bytes]:
+    with new_context():
+        module = ir.Module.parse(text)
+        load_all()["accel-kernel-pipeline"](arch=arch).run(module)
+        assert module.operation.verify()
+        return binaries(module)
+
+
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1201"])
 def test_library_code_object_is_the_full_pipelines(arch):
     """compile_module lowers only the kernels (not the host function) and skips the
@@ -63,11 +72,41 @@ def test_library_code_object_is_the_full_pipelines(arch):
                             trans_a=False, trans_b=True, a_layout="row", b_layout="row",
                             perf_config=None, accumulate=False, epilogue="bias_relu")
     lib = compile_module(text, arch, assembly=False).kernels[0]
-    with new_context():
-        module = ir.Module.parse(text)
-        load_all()["accel-kernel-pipeline"](arch=arch).run(module)
-        assert module.operation.verify()
-        assert binaries(module) == {lib.symbol: lib.code_object}
+    assert pipeline_binaries(text, arch) == {lib.symbol: lib.code_object}
+
+
+def test_library_runs_the_pipelines_layout_and_pack_steps():
+    """One module with a constant weight (packed at compile time by accel-layout), a
+    seed-001 transpose/reshape chain (folded by accel-layout) and an explicit runtime
+    accel.pack (a copy kernel): the library builds exactly the pipeline's kernels, the
+    pack kernel listed before the gemm that reads it."""
+    from test_accel_layout_pass import A6, B6, PC, SEED_A_COPY, SEED_B_LINALG, gemm
+    rng = np.random.default_rng(3)
+    weight = rng.uniform(-1, 1, (1, 48, 32)).astype(np.float16)
+    chain = SEED_A_COPY + SEED_B_LINALG + gemm("%a", "%bnk", b_t="memref<1x32x48xf16>",
+                                               b_layout="transposed")
+    constant = ("  %w = memref.get_global @w : memref<1x48x32xf16>\n"
+                + gemm("%a", "%w"))
+    runtime_pack = ('  "accel.pack"(%a, %p) {transposed = false} : (memref<1x64x48xf16>, '
+                    f"memref<{A6}>) -> ()\n"
+                    + gemm("%p", "%b", a_t=f"memref<{A6}>", a_layout="accel"))
+    c = "%c: memref<1x64x32xf32>"
+    text = (f'memref.global "private" constant @w : memref<1x48x32xf16> = '
+            f'dense<"0x{weight.tobytes().hex().upper()}">\n'
+            f"func.func @chain(%a6: memref<{A6}>, %b6: memref<{B6}>, {c}) {{\n{chain}\n"
+            f"  return\n}}\n"
+            f"func.func @constant(%a: memref<1x64x48xf16>, {c}) {{\n{constant}\n  return\n}}\n"
+            f"func.func @packed(%a: memref<1x64x48xf16>, %b: memref<1x48x32xf16>, "
+            f"%p: memref<{A6}>, {c}) {{\n{runtime_pack}\n  return\n}}\n")
+    result = compile_module(text, assembly=False)
+    library = {k.symbol: k.code_object for k in result.kernels}
+    assert library == pipeline_binaries(text, "gfx942")
+    ops = [k.metadata.get("op", "gemm") for k in result.kernels]
+    assert ops.count("pack") == 1 and ops.index("pack") < len(ops) - 1
+    pack = result.kernels[ops.index("pack")].metadata
+    assert [a["name"] for a in pack["args"]] == ["src", "dst"]
+    assert pack["args"][1]["shape"] == [1, 2, 3, 4, 32, 4]
+    assert pack["block"][0] * pack["grid"][0] >= 1 * 2 * 3 * 4 * 32 * 4
 
 
 def test_same_input_gives_identical_output():

@@ -214,14 +214,6 @@ def test_gemm_inside_device_code_is_rejected(source, where):
         accel.compile_module(source, assembly=False)
 
 
-def test_compile_module_does_not_drop_a_runtime_pack():
-    source = (f"func.func @f({ARGS}, %p: memref<1x4x2x4x16x4xf16>) {{\n"
-              '  "accel.pack"(%a, %p) {transposed = false} : (memref<1x64x32xf16>, '
-              f"memref<1x4x2x4x16x4xf16>) -> ()\n  {GEMM_OP}\n  return\n}}\n")
-    with pytest.raises(AccelError, match="'accel.pack' is not compiled by compile_module"):
-        accel.compile_module(source, assembly=False)
-
-
 def test_compile_module_bad_arch_option():
     with pytest.raises(AccelError, match="unknown arch 'gfx1'"):
         accel.compile_module(gemm_text(), arch="gfx1", assembly=False)
