@@ -30,7 +30,7 @@ from accel.dialect.ops import (
     verify_module,
 )
 from accel.dialect.perf_config import PerfConfig
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, mlir_error
 from accel.passes.lower_pack import BLOCK as PACK_BLOCK, PackKernel
 from accel.pipelines.kernel import KernelPipeline, binaries
 from accel.pipelines.textual import run_steps
@@ -207,8 +207,7 @@ def compile_module(source: str | ir.Module, arch: str | None = None,
             try:
                 module = ir.Module.parse(source)
             except ir.MLIRError as e:
-                d = (getattr(e, "error_diagnostics", None) or [None])[0]
-                raise AccelError(d.message if d else str(e), d.location if d else None) from None
+                raise mlir_error(e) from None
             return _compile(module, arch, assembly)
     with source.context:
         return _compile(source, arch, assembly)

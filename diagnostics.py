@@ -58,3 +58,14 @@ class AccelError(Exception):
 
     def __str__(self) -> str:
         return self.render()
+
+
+def mlir_error(err: Exception) -> AccelError:
+    """An `ir.MLIRError` as one AccelError: its first error diagnostic at that
+    diagnostic's location, else the last line of its text (the message; the lines
+    before it are MLIR's preamble)."""
+    diags = list(getattr(err, "error_diagnostics", None) or [])
+    if diags:
+        return AccelError(diags[0].message, diags[0].location)
+    text = str(err).strip()
+    return AccelError(text.splitlines()[-1] if text else "MLIR error")

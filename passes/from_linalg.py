@@ -27,7 +27,7 @@ from accel.diagnostics import AccelError
 from accel.dialect.ops import GemmOp, collect_ops, memref_info
 from accel.migraphx import memrefs
 from accel.passes.registry import AccelPass, option, register
-from accel.pipelines.textual import run_pipeline
+from accel.passes.upstream import run_upstream
 from accel.target.database import get_arch
 
 _BUFFERIZE = ("one-shot-bufferize{bufferize-function-boundaries "
@@ -55,7 +55,7 @@ class FromLinalg(AccelPass):
                              "accel-from-linalg{arch=gfx942}")
         get_arch(self.arch)
         if _has_tensor_matmul(module):
-            run_pipeline(module, _BUFFERIZE)
+            run_upstream(module, _BUFFERIZE)
         for op in collect_ops(module):
             if op.name in _OPS:
                 _convert(op, self.arch)

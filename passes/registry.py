@@ -89,20 +89,15 @@ def _convert(pass_name: str, f: dataclasses.Field, text: str):
     return text
 
 
-_scanned = False
+# Every pass module, in pipeline order: importing one registers its pass.
+PASS_MODULES = ("from_migraphx", "from_linalg", "affix_perf_config", "accel_layout",
+                "lower_pack", "gemm_to_gpu")
 
 
 def load_all() -> dict[str, type[AccelPass]]:
-    """Import every pass module so each registers itself; returns the registry.
-    The package directory is scanned once per process (every pipeline run asks)."""
-    global _scanned
-    if not _scanned:
-        import importlib
-        import pkgutil
+    """Import every pass module so each registers itself; returns the registry."""
+    import importlib
 
-        import accel.passes as pkg
-        for info in pkgutil.iter_modules(pkg.__path__):
-            if info.name != "registry":
-                importlib.import_module(f"accel.passes.{info.name}")
-        _scanned = True
+    for name in PASS_MODULES:
+        importlib.import_module(f"accel.passes.{name}")
     return PASSES

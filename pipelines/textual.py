@@ -10,17 +10,14 @@ The outer `builtin.module(...)` is optional.
 
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Union
 
-from accel.bindings import ir, passmanager
+from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.passes.registry import AccelPass
+from accel.passes.upstream import run_upstream
+from accel.pipelines import registered_passes
 from accel.target.toolchain import ensure_linker
 
 
@@ -105,7 +102,6 @@ def parse_pass_element(element: str) -> tuple[str, dict[str, str]]:
 
 
 def parse_pipeline(text: str) -> list[Step]:
-    from accel.pipelines import registered_passes  # lazy: kernel.py imports this module
     passes = registered_passes()
     text = text.strip()
     for wrapper in ("builtin.module(", "any("):
@@ -130,56 +126,6 @@ def parse_pipeline(text: str) -> list[Step]:
     return expand(steps)
 
 
-def _upstream_error(err: Exception) -> AccelError:
-    """Turn an MLIRError from PassManager.run into one AccelError at its location."""
-    diags = getattr(err, "error_diagnostics", None) or []
-    if diags:
-        d = diags[0]
-        return AccelError(d.message, d.location)
-    return AccelError(str(err).strip().splitlines()[0] if str(err).strip() else repr(err))
-
-
-# File descriptor 2 is one per process: two threads swapping it at once could leave it
-# pointing at the other's (deleted) temporary file.
-_FD2_LOCK = threading.Lock()
-
-
-@contextmanager
-def _fd2_captured(into: list[str]):
-    """Collect what native code writes to file descriptor 2 (not sys.stderr) meanwhile."""
-    with _FD2_LOCK, tempfile.TemporaryFile() as tmp:
-        sys.stderr.flush()
-        saved = os.dup(2)
-        os.dup2(tmp.fileno(), 2)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            tmp.seek(0)
-            into.append(tmp.read().decode(errors="replace"))
-
-
-def parse_upstream(text: str) -> passmanager.PassManager:
-    """The PassManager of an upstream segment; AccelError (one line) if it does not parse.
-
-    LLVM's option parser writes why an option value is bad (`for the --max-iterations
-    option: 'x' value invalid ...`) straight to file descriptor 2, apart from the
-    exception: it is caught there and made part of the one diagnostic.
-    """
-    native: list[str] = []
-    try:
-        with _fd2_captured(native):
-            return passmanager.PassManager.parse(f"builtin.module({text})")
-    except (ValueError, RuntimeError) as e:
-        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-        reason = next((ln.split("error: ", 1)[1] for ln in lines if "error: " in ln),
-                      lines[0] if lines else "parse error")
-        detail = " ".join(native).strip().lstrip(":").strip()
-        raise AccelError(f"invalid pass pipeline '{text}': {reason}"
-                         + (f" ({detail})" if detail else "")) from None
-
-
 def run_steps(module: ir.Module, steps: list[Step],
               after_each: Callable[[Step, ir.Module], None] | None = None) -> None:
     """Run steps in order on `module`, in place. `after_each` sees the IR after each."""
@@ -187,12 +133,7 @@ def run_steps(module: ir.Module, steps: list[Step],
         if isinstance(step, UpstreamSegment):
             if "gpu-module-to-binary" in step.text:
                 ensure_linker()   # the serializer links each code object with ld.lld
-            pm = parse_upstream(step.text)
-            pm.enable_verifier(step.verify)
-            try:
-                pm.run(module.operation)
-            except ir.MLIRError as e:
-                raise _upstream_error(e) from None
+            run_upstream(module, step.text, verify=step.verify)
         else:
             step.run(module)
         if after_each is not None:

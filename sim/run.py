@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from accel.bindings import ir, new_context
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, mlir_error
 from accel.sim.arch import sim_arch
 from accel.sim.interp import Compiler, State
 from accel.sim.lds import LdsTracker
@@ -59,11 +59,7 @@ def parse_module(text: str | None = None, path: str | None = None) -> ir.Module:
         with ctx:
             return ir.Module.parse(text) if path is None else ir.Module.parseFile(path)
     except ir.MLIRError as e:
-        diags = getattr(e, "error_diagnostics", None) or []
-        if diags:
-            d = diags[0]
-            raise AccelError(d.message, location=d.location) from None
-        raise AccelError(str(e)) from None
+        raise mlir_error(e) from None
 
 
 def find_kernel(module: ir.Module, kernel_name: str):

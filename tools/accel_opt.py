@@ -18,17 +18,17 @@ import sys
 from typing import Sequence
 
 from accel.bindings import ir, new_context
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, mlir_error
 from accel.dialect.ops import module_errors
 from accel.passes.registry import AccelPass
 from accel.pipelines import registered_passes
 from accel.pipelines.textual import (
-    Step, UpstreamSegment, expand, parse_pass_element, parse_pipeline, parse_upstream, run_steps,
-    split_top_level,
+    Step, UpstreamSegment, expand, parse_pass_element, parse_pipeline, run_steps, split_top_level,
 )
+from accel.passes.upstream import parse_upstream
 from accel.tools import diagnostic_verifier as dv
 from accel.tools.cli_common import (
-    ArgumentParser, errors_in, mlir_error, read_input, run_cli, write_output_atomic,
+    ArgumentParser, errors_in, read_input, run_cli, write_output_atomic,
 )
 
 PROG = "accel-opt"

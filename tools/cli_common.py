@@ -5,8 +5,8 @@ under `run_cli`, which turns an error into mlir-opt's one line
 `file:line:col: error: message` on stderr and exit code 1, never a traceback.
 
 The MLIR parser names its buffer "-" (Module.parse takes no file name), so a tool
-parses with `parse_source` and wraps its work in `errors_in(display_name)`: every
-location in "-" is then reported in the real file.
+wraps its parsing and work in `errors_in(display_name)`: every location in "-" is then
+reported in the real file.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence
 
 from accel.bindings import ir
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, mlir_error
 
 STDIN_NAME = "<stdin>"
 # The buffer name MLIR's Python parser gives every location.
@@ -124,26 +124,6 @@ def _remove_quietly(path: str) -> None:
         os.unlink(path)
     except OSError:
         pass
-
-
-def mlir_error(err: ir.MLIRError) -> AccelError:
-    """The first error diagnostic of an MLIRError as an AccelError at its location."""
-    diags = list(getattr(err, "error_diagnostics", None) or [])
-    if diags:
-        return AccelError(diags[0].message, diags[0].location)
-    text = str(err).strip()
-    return AccelError(text.splitlines()[-1] if text else "MLIR error")
-
-
-def parse_source(text: str, context: ir.Context) -> ir.Module:
-    """Parse (and verify, as Module.parse does) MLIR text; AccelError on failure.
-
-    Locations are in the parser's buffer "-"; see `errors_in`.
-    """
-    try:
-        return ir.Module.parse(text, context=context)
-    except ir.MLIRError as e:
-        raise mlir_error(e) from None
 
 
 def in_file(location, display_name: str):

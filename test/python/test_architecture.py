@@ -35,6 +35,43 @@ def test_only_bindings_module_imports_mlir():
     assert offenders == []
 
 
+# The layers, lowest first (DESIGN.md: tools -> pipelines -> passes -> dialect -> bindings,
+# target). A module may import its own package and any lower layer, nothing above or
+# beside it: codegen, migraphx and the simulator share no code.
+LAYERS = (("bindings", "diagnostics"), ("target",), ("dialect",), ("tuning",),
+          ("codegen", "migraphx", "sim"), ("passes",), ("pipelines",), ("api",), ("check",),
+          ("tools",))
+RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
+
+
+def package_of(path: pathlib.Path) -> str:
+    rel = path.relative_to(ROOT)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def test_imports_run_down_the_layers():
+    offenders = []
+    for p in SOURCES:
+        own = package_of(p)
+        if own in ("__init__", "benchmarks", "scripts"):
+            continue   # the package's exports; scripts that use every layer
+        assert own in RANK, f"{own} is in no layer of LAYERS"
+        for m in imported_modules(p):
+            if not m.startswith("accel."):
+                continue
+            dep = m.split(".")[1]
+            if dep != own and not RANK[dep] < RANK[own]:
+                offenders.append(f"{p.relative_to(ROOT)} imports {m}")
+    assert offenders == []
+
+
+def test_every_pass_module_is_listed():
+    from accel.passes.registry import PASS_MODULES
+    defining = sorted(p.stem for p in (ROOT / "passes").glob("*.py")
+                      if "@register" in p.read_text() and p.stem != "registry")
+    assert sorted(PASS_MODULES) == defining
+
+
 def test_simulator_imports_no_compiler_module():
     compiler = ("accel.passes", "accel.pipelines", "accel.codegen", "accel.tuning", "accel.api")
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "sim").rglob("*.py")

@@ -9,7 +9,7 @@ from accel.diagnostics import AccelError
 from accel.tools import diagnostic_verifier as dv
 from accel.tools.accel_opt import split_chunks
 from accel.tools.cli_common import (
-    errors_in, parse_source, read_input, run_cli, write_output_atomic,
+    errors_in, read_input, run_cli, write_output_atomic,
 )
 
 
@@ -77,7 +77,7 @@ def test_parse_errors_name_the_file():
     with new_context() as ctx:
         with pytest.raises(AccelError) as info:
             with errors_in("model.mlir"):
-                parse_source("func.func @f() {\n  return %x : i32\n}\n", ctx)
+                ir.Module.parse("func.func @f() {\n  return %x : i32\n}\n", ctx)
     assert info.value.render() == "model.mlir:2:10: error: use of undeclared SSA value name"
 
 

@@ -780,7 +780,7 @@ def test_upstream_pipeline_parsing_in_threads_keeps_stderr():
     # parse_upstream borrows file descriptor 2; concurrent compiles must give it back.
     from concurrent.futures import ThreadPoolExecutor
     from accel.bindings import new_context
-    from accel.pipelines.textual import parse_upstream
+    from accel.passes.upstream import parse_upstream
 
     def parse(i):
         with new_context():
