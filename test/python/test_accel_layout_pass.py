@@ -12,7 +12,8 @@ from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile, pack
 from accel.dialect.ops import GemmOp, collect_ops
-from accel.passes.accel_layout import AccelLayout, _dense_to_numpy
+from accel.passes.accel_layout import AccelLayout
+from accel.passes.constant_data import dense_to_numpy
 
 PC = "v4:32,32,4,16,16,16,4,1,1,2,0,0,1,1"
 TILE = AccelTile(32, 4, 4)
@@ -173,7 +174,7 @@ def _global_value(text, name):
     with new_context():
         module = ir.Module.parse(text)
         table = ir.SymbolTable(module.operation)
-        return _dense_to_numpy(table[name].attributes["initial_value"])
+        return dense_to_numpy(table[name].attributes["initial_value"])
 
 
 @pytest.mark.parametrize("dtype,mlir", [(np.float16, "f16"), (ml_dtypes.bfloat16, "bf16"),
@@ -282,7 +283,7 @@ def test_changing_plain_layout_is_an_error():
                                   "dense<1.5> : tensor<2x2xbf16>"])
 def test_bf16_constants_are_read_exactly(text):
     with new_context():
-        value = _dense_to_numpy(ir.Attribute.parse(text))
+        value = dense_to_numpy(ir.Attribute.parse(text))
     want = [[1.5, -2.0], [0.25, 3.0]] if "[" in text else [[1.5, 1.5], [1.5, 1.5]]
     assert value.dtype == ml_dtypes.bfloat16 and np.array_equal(value.astype(np.float32), want)
 
