@@ -16,6 +16,9 @@ instruction computes D = X * Y + D with
                               replicate 0-15)
   gfx1201 WMMA 16x16x16       8*(l//16)         8*h + e               8
 
+fp8 (docs/internals.md "fp8") has these rows with 8 elements per lane: 32x32x16 and
+16x16x32 on gfx942 (K/2 = 8 and K/4 = 8), 16x16x16 on gfx1201.
+
 The kernel computes C^T = B^T * A^T: X is a block of B^T (lane l feeds column
 n0 + sigma(l % m) of B), Y a block of A^T (lane l feeds row m0 + l % n of A), so a lane
 holds one row of C, row m0 + l % n, and c_len of its columns. sigma is the permutation

@@ -13,6 +13,9 @@ Destination style on memrefs: C[G,M,N] (+)= A[G,M,K] * B[G,K,N]. Operand layouts
   C: row [G,M,N] | accel [G, M/mPB, N/kPB, kpackPB, mPB, kpack] (D=M, "K"=N; seed 001's
      second experiment), whose M and N are only known padded unless A or B is plain.
 `accumulate` (unit attribute) adds into C instead of overwriting it.
+A and B share an element type, except that two fp8 formats of the chip's family may
+meet (fp8 x bf8: f8E4M3FNUZ / f8E5M2FNUZ on gfx942, f8E4M3FN / f8E5M2 on gfx1201);
+fp8 accumulates in f32 into an f32, f16 or bf16 C (element_type_error says why not).
 
 Fused epilogue: `epilogue = "none" | "bias" | "relu" | "bias_relu"` (default "none"),
 and for "bias"/"bias_relu" a 4th operand, the bias: a row-major memref [N] (one row

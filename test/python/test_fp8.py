@@ -9,24 +9,29 @@ host data use), and the formula below, written from the format definitions
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pytest
 
 from accel import compile_gemm
+from accel.bindings import ir, new_context
 from accel.check import (check_gemm, compare, edge_operand, fp8_codes, fp8_edge_values,
                          random_operand, reference)
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import FP8_FORMATS, NUMPY_TYPES, to_fp8
 from accel.dialect.ops import GemmShape
+from accel.dialect.perf_config import PerfConfig
+from accel.passes.gemm_to_gpu import lower_gemms
+from accel.pipelines.textual import run_pipeline
 from accel.sim import fp8 as sim_fp8
-from accel.sim import run_kernel_text
+from accel.sim import run_host, run_kernel_text
 from accel.target.database import get_arch
+from accel.tools import accel_select
 from accel.tuning import cost_model
 from accel.tuning.selection import select
 from accel.tuning.validity import check_config, instruction_for
-from accel.dialect.perf_config import PerfConfig
 from test_sim_matrix import MFMA16_D, MFMA32_D, fragments
 
 FNUZ = ("f8E4M3FNUZ", "f8E5M2FNUZ")
@@ -324,19 +329,15 @@ def test_instruction_k_sets_the_k_tile_rules():
                                         ("gfx1201", "f8E4M3FN", "f8E5M2")])
 def test_ladder_reaches_deep_k_and_runs_at_the_fp8_rate(arch, a, b):
     info = get_arch(arch)
-    shape = GemmShape(1, 4096, 4096, 4096)
-    sel = select(info, a, "f32", shape, b_type=b)
+    sel = select(info, a, "f32", GemmShape(1, 4096, 4096, 4096), b_type=b)
     assert {p.config.k_per_block for p, _ in sel.scored} >= {32, 64, 128}
     assert all(p.instr.types == (a, b) for p, _ in sel.scored)
-    # The same tile computes in half the f16 time: fp8's MMA rate is twice f16's.
-    f16 = select(info, "f16", "f32", shape)
-    cfg = sel.best
-    terms = {t: next(p.terms for p, _ in s.scored if p.config == cfg)
-             for t, s in ((a, sel), ("f16", f16)) if any(p.config == cfg for p, _ in s.scored)}
+    # fp8's MMA rate is twice f16's on both chips: the same tile's compute term halves.
     rate = cost_model.params_for(info).mma_flops_per_clock
     assert rate[a] == rate[b] == 2 * rate["f16"]
-    if "f16" in terms:
-        assert terms[a].mma_rate == 2 * terms["f16"].mma_rate
+    p = sel.scored[0][0]
+    f16 = cost_model.config_terms(info, "f16", p.config, p.instr, p.lds, p.regs)
+    assert p.terms.mma_rate == 2 * f16.mma_rate
 
 
 @pytest.mark.parametrize("arch, a, b, message", [
@@ -369,3 +370,69 @@ def test_compile_metadata_names_both_types_and_the_issued_instruction():
     assert meta["mma"] == "v_mfma_f32_32x32x16_fp8_bf8"
     assert "v_mfma_f32_32x32x16_fp8_bf8" in r.kernels[0].assembly
     assert "f8E5M2FNUZ_f8E4M3FNUZ" in meta["symbol"]
+
+
+# ---- packing and the tools -----------------------------------------------------------------
+def _host_run(text, arch, passes, args):
+    with new_context():
+        module = ir.Module.parse(text)
+        run_pipeline(module, passes)
+        lower_gemms(module)
+        kernels = [op.attributes["sym_name"].value for op in module.body.operations
+                   if op.operation.name == "gpu.module"]
+        run_host(module, "f", args, arch=arch)
+    return kernels
+
+
+@pytest.mark.parametrize("arch, a, b", [("gfx942", "f8E5M2FNUZ", "f8E4M3FNUZ"),
+                                        ("gfx1201", "f8E4M3FN", "f8E5M2")])
+def test_runtime_pack_kernels_move_fp8_codes(arch, a, b):
+    """accel-layout{a=accel b=accel} packs both plain fp8 operands at run time (copy
+    kernels, zero-padding M, N and K) before the gemm reads them in the accel layout."""
+    g, m, n, k = 2, 45, 33, 70
+    text = f'''func.func @f(%a: memref<{g}x{m}x{k}x{a}>, %b: memref<{g}x{k}x{n}x{b}>, %c: memref<{g}x{m}x{n}xf32>) {{
+  "accel.gemm"(%a, %b, %c) {{arch = "{arch}", perf_config = "v4:32,32,4,16,16,16,8,1,1,2,0,0,1,1"}} : (memref<{g}x{m}x{k}x{a}>, memref<{g}x{k}x{n}x{b}>, memref<{g}x{m}x{n}xf32>) -> ()
+  return
+}}'''
+    rng = np.random.default_rng(9)
+    A, B = random_operand(rng, a, (g, m, k)), random_operand(rng, b, (g, k, n))
+    c = np.full((g, m, n), np.nan, np.float32)
+    kernels = _host_run(text, arch, "accel-affix-perf-config, accel-layout{a=accel b=accel}, "
+                        "accel-lower-pack", [A, B, c])
+    assert sum("pack" in s for s in kernels) == 2
+    ref, tol = reference(A, B, a, "f32")
+    assert compare(c, ref, tol).ok
+
+
+def test_constant_fp8_weight_is_packed_at_compile_time():
+    """A constant bf8 B is read from its dense attribute (printed decimals round-trip
+    fp8) and packed into a new global: no pack kernel, the same product."""
+    rng = np.random.default_rng(1)
+    w = random_operand(rng, "f8E5M2FNUZ", (1, 40, 48))
+    rows = ", ".join("[" + ", ".join(f"{v:.7e}" for v in row) + "]"
+                     for row in w[0].astype(np.float64))
+    text = f'''memref.global "private" constant @w : memref<1x40x48xf8E5M2FNUZ> = dense<[[{rows}]]>
+func.func @f(%a: memref<1x33x40xf8E4M3FNUZ>, %c: memref<1x33x48xf32>) {{
+  %b = memref.get_global @w : memref<1x40x48xf8E5M2FNUZ>
+  "accel.gemm"(%a, %b, %c) {{arch = "gfx942"}} : (memref<1x33x40xf8E4M3FNUZ>, memref<1x40x48xf8E5M2FNUZ>, memref<1x33x48xf32>) -> ()
+  return
+}}'''
+    a = random_operand(rng, "f8E4M3FNUZ", (1, 33, 40))
+    c = np.full((1, 33, 48), np.nan, np.float32)
+    kernels = _host_run(text, "gfx942", "accel-affix-perf-config, accel-layout{b=accel}, "
+                        "accel-lower-pack", [a, c])
+    assert not any("pack" in s for s in kernels)
+    ref, tol = reference(a, w, "f8E4M3FNUZ", "f32")
+    assert compare(c, ref, tol).ok
+
+
+def test_accel_select_takes_both_types(capsys):
+    assert accel_select.main(["--arch", "gfx942", "-m", "512", "-n", "512", "-k", "1024",
+                              "-t", "f8E4M3FNUZ", "--b-type", "f8E5M2FNUZ", "--json",
+                              "--top", "3"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["in_type"], doc["b_type"], doc["out_type"]) == ("f8E4M3FNUZ", "f8E5M2FNUZ", "f32")
+    assert len(doc["ranked"]) == 3
+    assert accel_select.main(["--arch", "gfx1100", "-m", "64", "-n", "64", "-k", "64",
+                              "-t", "f8E4M3FN"]) == 1
+    assert "gfx1100 has no fp8 matrix instructions" in capsys.readouterr().err
