@@ -150,10 +150,12 @@ def loop_body(asm: str) -> list[str]:
     body = []
     for i, ln in enumerate(lines):
         parts = ln.split()
-        if parts and parts[0].startswith("s_cbranch") and parts[-1] in labels and \
+        if parts and parts[0].startswith(("s_cbranch", "s_branch")) and parts[-1] in labels and \
                 labels[parts[-1]] < i:
             start = labels[parts[-1]]
-            if not body or start < body[0]:
+            # The k-tile loop's blocks may sit past a conditional latch and close with
+            # an s_branch back (an operand copy under scf.if): take the farthest branch.
+            if not body or start < body[0] or (start == body[0] and i > body[1]):
                 body = [start, i]
     if not body:
         return []

@@ -110,8 +110,15 @@ class GemmKernel:
         register estimate allows (tuning/validity.py). Not on gfx942 when the MFMA
         accumulators fill the 256 AGPRs (half the unified budget): measured on the
         256x256 tile with 128x128 per wave, holding the tile spilled 88 (scheduleVersion
-        2) and 324 (1) bytes to scratch, against 0 and 0 without."""
+        2) and 324 (1) bytes to scratch, against 0 and 0 without. Not when a transposing
+        copy writes sub-dword K runs (1-byte types, k_chunk 2): LLVM builds the 16-bit
+        columns when the loads arrive and keeps each in a VGPR across the k-tile. Measured
+        (benchmarks/bench_kernel_quality.py, B row-major): gfx1201 fp8 128x256 kPerBlock
+        16 spilled 208 bytes at 256 VGPRs and ran 237 instructions in the k-tile loop,
+        without: 0 bytes, 190 VGPRs, 59."""
         if op.vector_width * ELEM_BITS[op.elem] < 32:
+            return False
+        if op.transposing and op.k_chunk * ELEM_BITS[op.elem] < 32:
             return False
         if self.arch.mma_kind == "mfma":
             acc = self.config.m_per_wave * self.config.n_per_wave // self.arch.wave_size
