@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -436,3 +437,16 @@ def test_accel_select_takes_both_types(capsys):
     assert accel_select.main(["--arch", "gfx1100", "-m", "64", "-n", "64", "-k", "64",
                               "-t", "f8E4M3FN"]) == 1
     assert "gfx1100 has no fp8 matrix instructions" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arch, a, b", [("gfx942", "f8E4M3FNUZ", "f8E5M2FNUZ"),
+                                        ("gfx1201", "f8E5M2", "f8E4M3FN")])
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_selected_fp8_kernels_do_not_spill(arch, a, b, trans_b):
+    """The tile selection picks for a large GEMM (benchmarks/bench_kernel_quality.py's
+    shape), with B row-major (transposed into LDS in registers) or [N, K]: no scratch."""
+    r = compile_gemm(arch, m=3402, n=4096, k=1024, in_type=a, b_type=b, trans_b=trans_b)
+    asm = r.kernels[0].assembly
+    meta = dict(re.findall(r"^\s+\.(private_segment_fixed_size|vgpr_spill_count):\s+(\d+)",
+                           asm, re.M))
+    assert meta == {"private_segment_fixed_size": "0", "vgpr_spill_count": "0"}
