@@ -217,14 +217,14 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
         cfg = kernel.config
         rng = np.random.default_rng(seed)
         if operands is not None:
-            a, b = (np.asarray(x, dtype=NUMPY_TYPES[t]) for x, t in zip(operands, (in_type, b_type)))
+            a, b = (np.asarray(x, dtype=NUMPY_TYPES[t])
+                    for x, t in zip(operands, (in_type, b_type)))
             if a.shape != (g, m, k) or b.shape != (g, k, n):
                 raise AccelError(f"operands must be A {[g, m, k]} and B {[g, k, n]}, got "
                                  f"{list(a.shape)} and {list(b.shape)}")
         else:
-            make = lambda t: edge_operand if edge_values and is_fp8(t) else random_operand
-            a = make(in_type)(rng, in_type, (g, m, k))
-            b = make(b_type)(rng, b_type, (g, k, n))
+            a, b = ((edge_operand if edge_values and is_fp8(t) else random_operand)(rng, t, shp)
+                    for t, shp in ((in_type, (g, m, k)), (b_type, (g, k, n))))
         if a_layout == "accel":
             a_arg = pack(a, AccelTile(cfg.m_per_block, cfg.kpack_per_block, cfg.kpack))
         else:

@@ -232,22 +232,31 @@ def test_every_pairing_ragged_with_edge_values(arch, a, b):
 
 # gfx942: both MFMA shapes, both schedules, 128-bit fragment reads (kpack 16) and 8-byte
 # runs (kpack 8); gfx1201: the WMMA tile with several waves and repeats.
+# kpack 4 and 1 split a lane's 8-byte run into 32-bit and byte LDS reads.
 CONFIGS = [
     ("gfx942", "v4:64,64,8,32,32,32,16,1,1,2,0,0,1,1"),
     ("gfx942", "v4:64,32,4,32,16,16,8,1,2,2,0,0,1,1"),
     ("gfx942", "v4:32,64,8,16,32,16,16,1,2,2,0,0,1,1"),
+    ("gfx942", "v4:32,32,8,16,16,16,4,1,1,2,0,0,1,1"),
+    ("gfx942", "v4:32,32,32,32,32,32,1,1,1,2,0,0,1,1"),
     ("gfx1201", "v4:64,32,8,32,16,16,16,1,1,2,0,0,1,1"),
     ("gfx1201", "v4:32,32,4,16,16,16,8,1,2,2,0,0,1,1"),
+    ("gfx1201", "v4:32,32,16,16,16,16,1,1,2,2,0,0,1,1"),
 ]
 
 
 @pytest.mark.parametrize("arch, config", CONFIGS)
 def test_tiles_and_schedules(arch, config):
+    """Simulated against numpy, and lowered to a code object (the Kernel IR of every
+    tile shape must also get through LLVM)."""
     a, b = (FNUZ if arch == "gfx942" else OCP)
     r = check_gemm(arch, m=70, n=77, k=200, in_type=a, b_type=b, out_type="f32",
                    perf_config=config, edge_values=True, seed=5)
     assert r.perf_config == config
     assert r.comparison.ok, r.comparison.describe(r.got, r.ref)
+    compiled = compile_gemm(arch, m=70, n=77, k=200, in_type=a, b_type=b,
+                            perf_config=config, assembly=False)
+    assert compiled.kernels[0].metadata["mma"] == r.mma
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1201"])
