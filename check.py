@@ -198,6 +198,8 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
     b_type = b_type or in_type
     if edge_values and not (is_fp8(in_type) or is_fp8(b_type)):
         raise AccelError("edge values are planted in fp8 operands only")
+    if edge_values and operands is not None:
+        raise AccelError("edge values are planted in random operands, not in given ones")
     if edge_values and out_type == "f16":
         raise AccelError("edge values need f32 or bf16 output: fp8 products overflow f16")
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
