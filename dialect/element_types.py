@@ -66,11 +66,3 @@ NUMPY_TYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32,
                "i8": np.int8, "i32": np.int32,
                **{t: f.numpy_type for t, f in FP8_FORMATS.items()}}
 
-
-def to_fp8(x: np.ndarray, t: str) -> np.ndarray:
-    """Round float data to fp8 format `t`, nearest-even, saturating at the largest
-    finite value: a value past it becomes +-max, not NaN (ml_dtypes' cast of an
-    out-of-range value in a format without infinity) nor infinity. NaN stays NaN."""
-    fmt = FP8_FORMATS[t]
-    x = np.asarray(x, dtype=np.float64)
-    return np.clip(x, -fmt.max_finite, fmt.max_finite).astype(fmt.numpy_type)
