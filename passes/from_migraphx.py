@@ -70,7 +70,8 @@ _PURE_VIEWS = ("migraphx.transpose", "migraphx.reshape")
 @dataclass(frozen=True)
 class FromMigraphx(AccelPass):
     NAME = "accel-from-migraphx"
-    SUMMARY = "Lower MIGraphX dot (+ transpose/reshape chains, elementwise ops) to accel.gemm on memrefs"
+    SUMMARY = ("Lower MIGraphX dot / quant_dot (+ transpose/reshape chains, elementwise ops) "
+               "to accel.gemm on memrefs")
     arch: str = option("", "target arch for functions without an 'arch' attribute")
 
     def run(self, module: ir.Module) -> None:

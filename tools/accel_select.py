@@ -57,8 +57,8 @@ def _main(argv: Sequence[str] | None) -> int:
     shape = GemmShape(args.g, args.m, args.n, args.k)
     out_type = args.out_type or ACCUMULATOR.get(args.in_type, "f32")
     if args.check:
-        errors = check_config(arch, args.in_type, shape, PerfConfig.parse(args.check, arch.mma_kind),
-                              args.b_type)
+        config = PerfConfig.parse(args.check, arch.mma_kind)
+        errors = check_config(arch, args.in_type, shape, config, args.b_type)
         for e in errors:
             print(e)
         if not errors:
