@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from accel.bindings import ir, new_context
 from accel.codegen.kernel import GemmKernel
 from accel.dialect.accel_layout import AccelTile
-from accel.dialect.element_types import ELEMENT_BYTES
+from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
 from accel.dialect.ops import (
     ACCUMULATOR, BIAS_EPILOGUES, EPILOGUES, OUTPUT_TYPES, GemmOp, GemmShape, collect_ops,
-    verify_module,
+    element_type_error, verify_module,
 )
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError, mlir_error
@@ -65,8 +65,12 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
                  a_layout: str = "row", b_layout: str = "row",
                  perf_config: str | PerfConfig | None = None,
                  accumulate: bool = False, epilogue: str = "none", batched_bias: bool = False,
-                 assembly: bool = True) -> CompileResult:
+                 assembly: bool = True, b_type: str | None = None) -> CompileResult:
     """Compile C[g,m,n] (+)= A * B for `arch`.
+
+    `in_type` is A's element type and B's unless `b_type` says otherwise (two fp8
+    formats of the chip's family may differ: f8E4M3FNUZ x f8E5M2FNUZ on gfx942,
+    f8E4M3FN x f8E5M2 on gfx1201).
 
     `trans_a`/`trans_b` store A as [G,K,M] / B as [G,N,K]; `a_layout`/`b_layout`
     "accel" store them tiled by the perf config (seed 001) instead. Without a perf
@@ -77,7 +81,7 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
                             b_layout=b_layout, perf_config=perf_config, accumulate=accumulate,
-                            epilogue=epilogue, batched_bias=batched_bias)
+                            epilogue=epilogue, batched_bias=batched_bias, b_type=b_type)
     try:
         return compile_module(text, arch, assembly=assembly)
     except AccelError as e:
@@ -89,12 +93,18 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
 def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
                      out_type: str | None, trans_a: bool, trans_b: bool, a_layout: str,
                      b_layout: str, perf_config, accumulate: bool, epilogue: str = "none",
-                     batched_bias: bool = False) -> str:
+                     batched_bias: bool = False, b_type: str | None = None) -> str:
     """The MLIR text of a function @gemm(A, B, C[, bias]) holding one `accel.gemm`."""
     info = get_arch(arch)
     # Every parameter ends up in MLIR text: check it here, never let it garble the text.
-    if in_type not in ACCUMULATOR:
-        raise AccelError(f"element type {in_type} is not one of {', '.join(ACCUMULATOR)}")
+    b_type = in_type if b_type is None else b_type
+    for t in (in_type, b_type):
+        if t not in ACCUMULATOR:
+            raise AccelError(f"element type {t} is not one of {', '.join(ACCUMULATOR)}")
+    why = element_type_error(info, in_type, b_type) if in_type != b_type or is_fp8(in_type) \
+        else None
+    if why:
+        raise AccelError(why)
     out_type = out_type or default_out_type(in_type)
     if out_type not in OUTPUT_TYPES[in_type]:
         raise AccelError(f"output type {out_type} is not supported for {in_type} inputs "
@@ -126,7 +136,7 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
     if config is None:
         if "accel" in (a_layout, b_layout):
             raise AccelError("the accel layout is tiled by the perf config: give a perf config")
-        config = select(info, in_type, out_type, GemmShape(g, m, n, k)).best
+        config = select(info, in_type, out_type, GemmShape(g, m, n, k), b_type=b_type).best
 
     def shape(name, layout, d, d_per_block):
         if layout == "accel":
@@ -138,7 +148,7 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
         return f"memref<{'x'.join(map(str, shp))}x{t}>"
 
     ta = memref(shape("A", a_layout, m, config and config.m_per_block), in_type)
-    tb = memref(shape("B", b_layout, n, config and config.n_per_block), in_type)
+    tb = memref(shape("B", b_layout, n, config and config.n_per_block), b_type)
     tc = memref((g, m, n), out_type)
     attrs = [f'arch = "{arch}"', f'a_layout = "{a_layout}"', f'b_layout = "{b_layout}"',
              'c_layout = "row"']

@@ -26,6 +26,7 @@ import numpy as np
 
 from accel.api import compile_gemm, gemm_module_text
 from accel.bindings import ir, new_context
+from accel.dialect.element_types import NUMPY_TYPES
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.sim import run_kernel
@@ -44,6 +45,16 @@ CASES = (
     ("gfx1201", "f16", "v4:128,256,2,64,64,16,8,1,1,2,0,0,1,1", "row", "row"),
     ("gfx1201", "f16", "v4:64,64,8,32,16,16,8,1,1,2,0,0,1,1", "accel", "accel"),
     ("gfx1201", "f16", "v4:16,256,4,16,32,16,8,1,1,2,0,0,1,1", "row", "transposed"),
+)
+# fp8 (arch, A type, B type, perf config, A layout, B layout): both gfx942 MFMA shapes
+# with fp8 x bf8, gfx1201's WMMA with bf8 x fp8; the first of each chip is the tile
+# selection picks for SHAPE, the second a small one in other layouts.
+FP8_CASES = (
+    ("gfx942", "f8E4M3FNUZ", "f8E5M2FNUZ", "v4:128,256,4,64,64,32,16,1,1,2,0,0,1,1", "row", "row"),
+    ("gfx942", "f8E4M3FNUZ", "f8E5M2FNUZ", "v4:64,64,8,32,32,16,16,1,1,2,0,0,1,1", "row",
+     "transposed"),
+    ("gfx1201", "f8E5M2", "f8E4M3FN", "v4:128,256,1,64,64,16,16,1,1,2,0,0,1,1", "row", "row"),
+    ("gfx1201", "f8E5M2", "f8E4M3FN", "v4:64,64,8,32,16,16,16,1,1,2,0,0,1,1", "accel", "accel"),
 )
 # The compiled problem: many k-tiles, M ragged so the row predicates are in the code,
 # N a multiple of 8 as in most models (C stores take their full vector width).
@@ -139,10 +150,12 @@ def loop_body(asm: str) -> list[str]:
     body = []
     for i, ln in enumerate(lines):
         parts = ln.split()
-        if parts and parts[0].startswith("s_cbranch") and parts[-1] in labels and \
+        if parts and parts[0].startswith(("s_cbranch", "s_branch")) and parts[-1] in labels and \
                 labels[parts[-1]] < i:
             start = labels[parts[-1]]
-            if not body or start < body[0]:
+            # The k-tile loop's blocks may sit past a conditional latch and close with
+            # an s_branch back (an operand copy under scf.if): take the farthest branch.
+            if not body or start < body[0] or (start == body[0] and i > body[1]):
                 body = [start, i]
     if not body:
         return []
@@ -163,7 +176,8 @@ def text_bytes(elf: bytes) -> int:
     return 0
 
 
-def bank_conflicts(arch, in_type, config, a_layout, b_layout) -> tuple[int, int]:
+def bank_conflicts(arch, in_type, config, a_layout, b_layout,
+                   b_type=None) -> tuple[int, int]:
     """Extra LDS clocks (reads, writes) of one workgroup over two k-tiles, simulated."""
     cfg = PerfConfig.parse(config, get_arch(arch).mma_kind)
     g, m, n, k = 1, cfg.m_per_block, cfg.n_per_block, 2 * cfg.k_per_block
@@ -171,13 +185,13 @@ def bank_conflicts(arch, in_type, config, a_layout, b_layout) -> tuple[int, int]
                             trans_a=a_layout == "transposed", trans_b=b_layout == "transposed",
                             a_layout="accel" if a_layout == "accel" else "row",
                             b_layout="accel" if b_layout == "accel" else "row",
-                            perf_config=config, accumulate=False)
+                            perf_config=config, accumulate=False, b_type=b_type)
     with new_context():
         module = ir.Module.parse(text)
         (kernel,) = lower_gemms(module)
         args = []
         for op in (kernel.a, kernel.b):
-            args.append(np.zeros(op.shape, dtype=np.int8 if in_type == "i8" else np.float16))
+            args.append(np.zeros(op.shape, dtype=NUMPY_TYPES[op.elem]))
         out = {"f16": np.float16, "i32": np.int32, "f32": np.float32}[kernel.out_type]
         args.append(np.zeros((g, m, n), dtype=out))
         report = run_kernel(module, kernel.symbol, grid=kernel.grid,
@@ -198,11 +212,12 @@ def main() -> None:
     p.add_argument("--show-asm", type=int, metavar="N", help="print the assembly of case N")
     args = p.parse_args()
     compile_gemm("gfx942", m=64, n=64, k=64)  # warm-up
-    for i, (arch, t, config, la, lb) in enumerate(CASES):
+    cases = [(arch, t, t, config, la, lb) for arch, t, config, la, lb in CASES] + list(FP8_CASES)
+    for i, (arch, t, bt, config, la, lb) in enumerate(cases):
         if args.arch and arch != args.arch:
             continue
         start = time.perf_counter()
-        r = compile_gemm(arch, **SHAPE, in_type=t, perf_config=config,
+        r = compile_gemm(arch, **SHAPE, in_type=t, b_type=bt, perf_config=config,
                          trans_a=la == "transposed", trans_b=lb == "transposed",
                          a_layout="accel" if la == "accel" else "row",
                          b_layout="accel" if lb == "accel" else "row")
@@ -211,18 +226,23 @@ def main() -> None:
         s = isa_stats(k.assembly)
         c = s["counts"]
         regs = f"vgpr={s['vgprs']}" + (f"+agpr={s['agprs']}" if s["agprs"] else "")
-        print(f"[{i}] {arch} {t} {config} A={la} B={lb}  ({ms:.0f} ms to compile)")
+        types = t if bt == t else f"{t} x {bt}"
+        print(f"[{i}] {arch} {types} {config} A={la} B={lb}  ({ms:.0f} ms to compile)")
         print(f"    {regs} scratch={s['scratch']}B spills={s['spills']} "
               f"code={text_bytes(k.code_object)}B  mma {fmt(c['mma'])}")
         print(f"    global load {fmt(c['gload'])} | store {fmt(c['gstore'])}")
         print(f"    LDS read {fmt(c['lds_rd'])} | write {fmt(c['lds_wr'])} | "
               f"barriers={s['barrier']} waits={s['waits']} | k-tile loop {fmt(s['loop'])}")
+        loop = loop_body(k.assembly)
+        mma = sum(classify(x) == "mma" for x in loop)
+        print(f"    main-loop work share: {mma} MMAs of {len(loop)} k-tile loop instructions "
+              f"({mma / max(len(loop), 1):.0%})")
         colliding, wmmas = wmma_bank_collisions(k.assembly)
         if wmmas:
             print(f"    WMMA VGPR-bank collisions (seed 002: 34 instead of 32 cycles): "
                   f"{colliding} of {wmmas}")
         if not args.no_sim:
-            rd, wr = bank_conflicts(arch, t, config, la, lb)
+            rd, wr = bank_conflicts(arch, t, config, la, lb, bt)
             print(f"    sim bank-conflict clocks per workgroup: read={rd} write={wr}")
         if args.show_asm == i:
             print(k.assembly)

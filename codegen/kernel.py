@@ -110,8 +110,15 @@ class GemmKernel:
         register estimate allows (tuning/validity.py). Not on gfx942 when the MFMA
         accumulators fill the 256 AGPRs (half the unified budget): measured on the
         256x256 tile with 128x128 per wave, holding the tile spilled 88 (scheduleVersion
-        2) and 324 (1) bytes to scratch, against 0 and 0 without."""
+        2) and 324 (1) bytes to scratch, against 0 and 0 without. Not when a transposing
+        copy writes sub-dword K runs (1-byte types, k_chunk 2): LLVM builds the 16-bit
+        columns when the loads arrive and keeps each in a VGPR across the k-tile. Measured
+        (benchmarks/bench_kernel_quality.py, B row-major): gfx1201 fp8 128x256 kPerBlock
+        16 spilled 208 bytes at 256 VGPRs and ran 237 instructions in the k-tile loop,
+        without: 0 bytes, 190 VGPRs, 59."""
         if op.vector_width * ELEM_BITS[op.elem] < 32:
+            return False
+        if op.transposing and op.k_chunk * ELEM_BITS[op.elem] < 32:
             return False
         if self.arch.mma_kind == "mfma":
             acc = self.config.m_per_wave * self.config.n_per_wave // self.arch.wave_size
@@ -142,7 +149,7 @@ class GemmKernel:
             f"}}\n")
 
     def _lds_types(self) -> tuple[str, str]:
-        return tuple(f"memref<{self.buffers * op.lds_elems}x{self.in_type}, "
+        return tuple(f"memref<{self.buffers * op.lds_elems}x{op.elem}, "
                      f"#gpu.address_space<workgroup>>" for op in (self.a, self.b))
 
     def _emit_body(self, em: Emitter) -> None:
@@ -204,11 +211,10 @@ class GemmKernel:
                 b_runs = [lds_fragment(em, self.b, "%lds_b", lds_b_t, base_b, b_col, c * mma.n,
                                        k0, run) for c in range(reps_n)]
                 for s in range(sup):
-                    a_frags = [em.slice(x, run, s * r_len, r_len, self.in_type) for x in a_runs]
-                    b_frags = [em.slice(x, run, s * r_len, r_len, self.in_type) for x in b_runs]
+                    a_frags = [em.slice(x, run, s * r_len, r_len, self.a.elem) for x in a_runs]
+                    b_frags = [em.slice(x, run, s * r_len, r_len, self.b.elem) for x in b_runs]
                     # C^T = B^T * A^T (codegen/mma.py): B is the instruction's first operand.
-                    accs_now = [mma.emit(em, b_frags[c], a_frags[r], accs_now[r * reps_n + c],
-                                         self.in_type)
+                    accs_now = [mma.emit(em, b_frags[c], a_frags[r], accs_now[r * reps_n + c])
                                 for r in range(reps_m) for c in range(reps_n)]
                 return accs_now
 
@@ -331,12 +337,12 @@ def _build(gemm: GemmOp) -> GemmKernel:
         raise AccelError("'accel.gemm' has no perf_config; run accel-affix-perf-config first")
     arch = get_arch(gemm.arch)
     shape = gemm.shape()
-    in_type, out_type = gemm.in_type, gemm.out_type
-    problems = check_config(arch, in_type, shape, config)
+    in_type, b_type, out_type = gemm.in_type, gemm.b_type, gemm.out_type
+    problems = check_config(arch, in_type, shape, config, b_type)
     if problems:
         raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
                          f"{arch.name}: {problems[0]}")
-    mma = select_mma(arch, in_type, config.mn_per_xdl)
+    mma = select_mma(arch, in_type, b_type, config.mn_per_xdl)
     bias = gemm.bias
     for v in (gemm.a, gemm.b, gemm.c) + ((bias,) if bias is not None else ()):
         shp, elem = memref_info(v)
@@ -365,7 +371,9 @@ def _build(gemm: GemmOp) -> GemmKernel:
         in_type=in_type, out_type=out_type,
         a=replace(a, slab_pad=a.padding_rows), b=replace(b, slab_pad=b.padding_rows),
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
-        symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k, in_type, out_type, arch.name,
+        symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k,
+                             in_type if b_type == in_type else f"{in_type}_{b_type}", out_type,
+                             arch.name,
                              gemm.a_layout, gemm.b_layout, gemm.accumulate, gemm.c_layout,
                              gemm.epilogue, len(bias_shape) == 2),
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,

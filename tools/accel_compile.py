@@ -17,6 +17,7 @@ import os
 from typing import Sequence
 
 from accel.api import compile_gemm, compile_module
+from accel.dialect.ops import ACCUMULATOR
 from accel.diagnostics import AccelError
 from accel.target.database import ARCHES
 from accel.tools.cli_common import (
@@ -24,7 +25,7 @@ from accel.tools.cli_common import (
 )
 
 PROG = "accel-compile"
-IN_TYPES = ("f16", "bf16", "i8", "f32")
+IN_TYPES = tuple(ACCUMULATOR)   # f16 bf16 i8 f32 and the four fp8 formats
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -41,9 +42,12 @@ def _parser() -> ArgumentParser:
     p.add_argument("-n", type=int, help="columns of B and C")
     p.add_argument("-k", type=int, help="reduction extent")
     p.add_argument("-t", "--type", dest="in_type", choices=IN_TYPES, default="f16",
-                   help="element type of A and B (default f16)")
+                   help="element type of A, and of B unless --b-type (default f16)")
+    p.add_argument("--b-type", choices=IN_TYPES,
+                   help="element type of B where it differs from A's (fp8 x bf8 pairings)")
     p.add_argument("--out-type", choices=("f16", "bf16", "f32", "i32"),
-                   help="element type of C (default: f16/bf16 as the input, i32 for i8, f32 for f32)")
+                   help="element type of C (default: f16/bf16 as the input, i32 for i8, f32 "
+                        "for f32 and fp8)")
     p.add_argument("--trans-a", action="store_true", help="A is stored [G, K, M]")
     p.add_argument("--trans-b", action="store_true", help="B is stored [G, N, K]")
     p.add_argument("--a-layout", choices=("row", "accel"), default="row")
@@ -70,6 +74,7 @@ def _main(argv: Sequence[str] | None) -> int:
                                      ("--perf-config", args.perf_config)) if v is not None]
         # The file's gemms say all this themselves: a flag here would be silently ignored.
         gemm_flags += [f for f, v in (("-g", args.g != 1), ("-t", args.in_type != "f16"),
+                                      ("--b-type", args.b_type is not None),
                                       ("--out-type", args.out_type is not None),
                                       ("--trans-a", args.trans_a), ("--trans-b", args.trans_b),
                                       ("--a-layout", args.a_layout != "row"),
@@ -94,7 +99,8 @@ def _main(argv: Sequence[str] | None) -> int:
                               trans_a=args.trans_a, trans_b=args.trans_b,
                               a_layout=args.a_layout, b_layout=args.b_layout,
                               perf_config=args.perf_config, accumulate=args.accumulate,
-                              epilogue=args.epilogue, batched_bias=args.batched_bias)
+                              epilogue=args.epilogue, batched_bias=args.batched_bias,
+                              b_type=args.b_type)
         default_name = None
     if default_name is None or len(result.kernels) == 1:
         default_name = result.kernels[0].symbol

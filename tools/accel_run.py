@@ -4,9 +4,9 @@
               [--seed N] [--scalar V ...] [--allow-races]
     accel-run FILE.mlir ...            (same as `accel-run kernel FILE.mlir ...`)
     accel-run host FILE.mlir --func NAME [--arch A] [--seed N] [--allow-races]
-    accel-run gemm --arch A -g G -m M -n N -k K -t f16|bf16|i8|f32 [--out-type T]
-              [--trans-a] [--trans-b] [--a-layout row|accel] [--b-layout row|accel]
-              [--perf-config S] [--seed N]
+    accel-run gemm --arch A -g G -m M -n N -k K -t f16|bf16|i8|f32|<fp8> [--b-type T]
+              [--out-type T] [--trans-a] [--trans-b] [--a-layout row|accel]
+              [--b-layout row|accel] [--perf-config S] [--seed N] [--edge-values]
 
 `kernel` fills each memref argument with random values (shapes from the argument
 types), runs the kernel, and prints what it wrote and the LDS race / bank-conflict
@@ -25,6 +25,7 @@ import numpy as np
 
 from accel.api import default_out_type
 from accel.check import check_gemm
+from accel.dialect.ops import ACCUMULATOR
 from accel.diagnostics import AccelError
 from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled, run_host
 from accel.sim.arch import ARCHS, sim_arch
@@ -166,12 +167,14 @@ def run_gemm_command(opts) -> int:
                    out_type=opts.out_type, trans_a=opts.trans_a, trans_b=opts.trans_b,
                    a_layout=opts.a_layout, b_layout=opts.b_layout,
                    perf_config=opts.perf_config, seed=opts.seed, epilogue=opts.epilogue,
-                   batched_bias=opts.batched_bias)
+                   batched_bias=opts.batched_bias, b_type=opts.b_type,
+                   edge_values=opts.edge_values)
     cmp = r.comparison
     a = "transposed" if opts.trans_a else opts.a_layout
     b = "transposed" if opts.trans_b else opts.b_layout
     print(f"gemm on {opts.arch}: G={opts.g} M={opts.m} N={opts.n} K={opts.k}, "
-          f"{opts.type} -> {opts.out_type or default_out_type(opts.type)}, A {a}, B {b}"
+          f"{opts.type}" + (f" x {opts.b_type}" if opts.b_type not in (None, opts.type) else "")
+          + f" -> {opts.out_type or default_out_type(opts.type)}, A {a}, B {b}"
           + (f", epilogue {opts.epilogue}" if opts.epilogue != "none" else ""))
     print(f"perf config {r.perf_config}")
     print(f"tile {r.tile[0]}x{r.tile[1]}x{r.tile[2]}, grid {r.grid}, block {r.block}, "
@@ -215,7 +218,13 @@ def _add_gemm_args(p):
     # Extents are checked by the compiler, with the same message as accel-compile's.
     for flag in ("g", "m", "n", "k"):
         p.add_argument(f"-{flag}", type=int, required=flag != "g", default=1)
-    p.add_argument("-t", "--type", choices=("f16", "bf16", "i8", "f32"), default="f16")
+    p.add_argument("-t", "--type", choices=tuple(ACCUMULATOR), default="f16",
+                   help="element type of A, and of B unless --b-type")
+    p.add_argument("--b-type", choices=tuple(ACCUMULATOR), default=None,
+                   help="element type of B where it differs from A's (fp8 x bf8 pairings)")
+    p.add_argument("--edge-values", action="store_true",
+                   help="plant each fp8 format's edge values (largest finite, subnormals, "
+                        "+-0) in the operands")
     p.add_argument("--out-type", choices=("f16", "bf16", "f32", "i32"), default=None)
     p.add_argument("--trans-a", action="store_true", help="A stored as [G, K, M]")
     p.add_argument("--trans-b", action="store_true", help="B stored as [G, N, K]")

@@ -30,7 +30,9 @@ def _parser() -> ArgumentParser:
     p.add_argument("-m", type=int, required=True)
     p.add_argument("-n", type=int, required=True)
     p.add_argument("-k", type=int, required=True)
-    p.add_argument("-t", "--type", dest="in_type", default="f16", help="input element type")
+    p.add_argument("-t", "--type", dest="in_type", default="f16",
+                   help="element type of A, and of B unless --b-type")
+    p.add_argument("--b-type", help="element type of B where it differs from A's (fp8 x bf8)")
     p.add_argument("--out-type", help="output element type (default: the accumulator type)")
     p.add_argument("--cu-count", type=int, help="CUs of the part (default: the arch's part)")
     p.add_argument("--top", type=int, default=10, help="ranked candidates to show (0 = all)")
@@ -55,13 +57,14 @@ def _main(argv: Sequence[str] | None) -> int:
     shape = GemmShape(args.g, args.m, args.n, args.k)
     out_type = args.out_type or ACCUMULATOR.get(args.in_type, "f32")
     if args.check:
-        errors = check_config(arch, args.in_type, shape, PerfConfig.parse(args.check, arch.mma_kind))
+        config = PerfConfig.parse(args.check, arch.mma_kind)
+        errors = check_config(arch, args.in_type, shape, config, args.b_type)
         for e in errors:
             print(e)
         if not errors:
             print(f"{args.check}: valid")
         return 1 if errors else 0
-    sel = select(arch, args.in_type, out_type, shape)
+    sel = select(arch, args.in_type, out_type, shape, b_type=args.b_type)
     if args.json:
         print(sel.to_json(top=args.top or None))
     else:

@@ -99,13 +99,23 @@ COST_PARAMS: dict[str, CostParams] = {
     "gfx1201": CostParams(
         clock_ghz=2.97, cus_per_unit=2,
         # RX 9070 XT: 195 TF f16 dense, 389 TOPS i8/fp8 dense, 64 CUs at 2.97 GHz.
-        mma_flops_per_clock={"f16": 1024, "bf16": 1024, "i8": 2048, "f8E4M3FN": 2048},
+        mma_flops_per_clock={"f16": 1024, "bf16": 1024, "i8": 2048},
         simds_per_cu=2, vgprs_per_simd_lane=1536, max_waves_per_simd=16,
         # 640 GB/s GDDR6 x 2.6 (the gfx1100 cache factor) at 2.97 GHz.
         chip_bytes_per_clock=560.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
         source="RX 9070 XT specs; RDNA4 like RDNA3 per CU; bandwidth scaled from the "
                "gfx1100 calibration"),
 }
+
+
+# fp8 MMA rate per CU per clock, every pairing alike (the i8 rate on both chips): MI300X
+# 2614.9 TF fp8 dense / (304 CUs x 2.1 GHz) = 4096; RX 9070 XT 389 TF fp8 dense / (64 CUs
+# x 2.97 GHz) = 2048. AMD's Matrix Instruction Calculator agrees: 4096 FLOPs/CU/cycle for
+# v_mfma_f32_*_fp8_fp8, 4096 FLOPs/WGP/cycle for v_wmma_f32_16x16x16_fp8_fp8.
+FP8_MMA_FLOPS_PER_CLOCK = {"gfx942": (4096, ("f8E4M3FNUZ", "f8E5M2FNUZ")),
+                           "gfx1201": (2048, ("f8E4M3FN", "f8E5M2"))}
+for _arch, (_rate, _types) in FP8_MMA_FLOPS_PER_CLOCK.items():
+    COST_PARAMS[_arch].mma_flops_per_clock.update(dict.fromkeys(_types, _rate))
 
 
 def params_for(arch: ArchInfo) -> CostParams:

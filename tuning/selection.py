@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
-from accel.dialect.element_types import ELEMENT_BYTES
-from accel.dialect.ops import OUTPUT_TYPES, GemmShape
+from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
+from accel.dialect.ops import OUTPUT_TYPES, GemmShape, element_type_error
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model
@@ -74,6 +74,7 @@ class Selection:
     # the first; `ranked` makes every candidate's breakdown when someone asks for it.
     scored: list[tuple[Prepared, Launch]]
     rejected: list[tuple[PerfConfig, list[str]]] = field(default_factory=list)
+    b_type: str | None = None    # B's element type where it differs from A's (fp8)
 
     @property
     def best(self) -> PerfConfig:
@@ -90,7 +91,9 @@ class Selection:
 
     def explain(self, top: int | None = 10, show_rejected: bool = True) -> str:
         s = self.shape
-        lines = [f"{self.arch.name} ({self.arch.cu_count} CUs) {self.in_type} -> {self.out_type}  "
+        types = self.in_type if self.b_type in (None, self.in_type) else \
+            f"{self.in_type} x {self.b_type}"
+        lines = [f"{self.arch.name} ({self.arch.cu_count} CUs) {types} -> {self.out_type}  "
                  f"G={s.g} M={s.m} N={s.n} K={s.k}: {len(self.ranked)} ranked, "
                  f"{len(self.rejected)} rejected",
                  f"{'rank':>4}  {'est us':>9}  {'tile':<12} {'mma':<6} {'thr':>4} {'grid':>7} "
@@ -115,7 +118,8 @@ class Selection:
         ranked = self.ranked[:top] if top else self.ranked
         return json.dumps({
             "arch": self.arch.name, "cu_count": self.arch.cu_count,
-            "in_type": self.in_type, "out_type": self.out_type,
+            "in_type": self.in_type, "b_type": self.b_type or self.in_type,
+            "out_type": self.out_type,
             "shape": {"g": self.shape.g, "m": self.shape.m, "n": self.shape.n, "k": self.shape.k},
             "best": str(self.best),
             "ranked": [{"perf_config": str(c.config), "score_us": c.score, **c.breakdown}
@@ -144,8 +148,8 @@ def _kpack_choices(instr: MmaInstr, in_type: str) -> tuple[int, ...]:
 
 
 @functools.lru_cache(maxsize=64)
-def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: AccelTile | None,
-            schedule_version: int) -> tuple[tuple[Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
+def _ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None,
+            fixed_b: AccelTile | None, schedule_version: int) -> tuple[tuple[Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
     """Shape-independent part: the candidates and the ones the arch rules out, cached."""
     fixed = [t for t in (fixed_a, fixed_b) if t is not None]
     if fixed and any((t.kpack_per_block, t.kpack) != (fixed[0].kpack_per_block, fixed[0].kpack)
@@ -156,7 +160,7 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
     probe = GemmShape(1, 1, 1, 1)
     good: list[Prepared] = []
     bad: list[tuple[PerfConfig, tuple[str, ...]]] = []
-    for instr in usable_instructions(arch, in_type):
+    for instr in usable_instructions(arch, in_type, b_type):
         mn = instr.m
         if fixed:
             k_options = [(fixed[0].kpack_per_block, fixed[0].kpack)]
@@ -178,7 +182,7 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
                                          kpack_per_block=kpack_pb, m_per_wave=mpb // wm,
                                          n_per_wave=npb // wn, mn_per_xdl=mn, kpack=kpack,
                                          schedule_version=schedule_version)
-                        errors = check_config(arch, in_type, probe, cfg)
+                        errors = check_config(arch, in_type, probe, cfg, b_type)
                         if errors:
                             bad.append((cfg, tuple(errors)))
                         else:
@@ -192,15 +196,19 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
 
 def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
            fixed_a: AccelTile | None = None, fixed_b: AccelTile | None = None,
-           double_buffer_default: bool = False) -> Selection:
+           double_buffer_default: bool = False, b_type: str | None = None) -> Selection:
     """Rank every admissible config for this GEMM; `.best` is the choice.
 
-    `fixed_a` / `fixed_b`: the blocking of an operand already in the accel layout.
-    `double_buffer_default`: make candidates with the double-buffered schedule (2).
-    Raises AccelError when no config is valid.
+    `in_type` is A's element type, `b_type` B's (default: the same; two fp8 formats
+    may differ). `fixed_a` / `fixed_b`: the blocking of an operand already in the accel
+    layout. `double_buffer_default`: make candidates with the double-buffered schedule
+    (2). Raises AccelError when no config is valid.
     """
-    if not arch.supports(in_type) or in_type not in ELEMENT_BYTES:
-        raise AccelError(f"element type {in_type} has no MMA instruction on {arch.name}")
+    b_type = b_type or in_type
+    if not arch.supports(in_type, b_type) or in_type not in ELEMENT_BYTES:
+        why = element_type_error(arch, in_type, b_type) if is_fp8(in_type) or is_fp8(b_type) \
+            else f"element type {in_type} has no MMA instruction on {arch.name}"
+        raise AccelError(why or f"{in_type} x {b_type} has no MMA instruction on {arch.name}")
     if out_type not in OUTPUT_TYPES.get(in_type, ()):
         raise AccelError(f"output type {out_type} is not supported for {in_type} inputs "
                          f"(expected one of {', '.join(OUTPUT_TYPES.get(in_type, ()))})")
@@ -211,7 +219,8 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
     if too_large:
         raise AccelError(f"no perf config can serve G={shape.g} M={shape.m} N={shape.n} "
                          f"K={shape.k}: {too_large[0]}")
-    good, bad = _ladder(arch, in_type, fixed_a, fixed_b, 2 if double_buffer_default else 1)
+    good, bad = _ladder(arch, in_type, b_type, fixed_a, fixed_b,
+                        2 if double_buffer_default else 1)
     rejected: list[tuple[PerfConfig, list[str]]] = [(c, list(r)) for c, r in bad]
 
     valid: list[tuple[Prepared, object]] = []
@@ -261,5 +270,5 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
         -pl[0].config.mn_per_xdl, pl[0].terms.num_waves, abs(pl[0].config.kpack * eb - 16),
         pl[0].text))
     return Selection(arch=arch, in_type=in_type, out_type=out_type, shape=shape,
-                     scored=scored, rejected=rejected)
+                     scored=scored, rejected=rejected, b_type=b_type)
 

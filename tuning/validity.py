@@ -38,13 +38,16 @@ UNSUPPORTED_MN_PER_XDL = (4,)
 MAX_GRID_WORK_ITEMS = 2**32 - 1
 
 
-def usable_instructions(arch: ArchInfo, in_type: str) -> tuple[MmaInstr, ...]:
-    """The MMA instructions codegen can use for `in_type`, widest first."""
-    return tuple(i for i in arch.mma_for(in_type) if i.m not in UNSUPPORTED_MN_PER_XDL)
+def usable_instructions(arch: ArchInfo, in_type: str,
+                        b_type: str | None = None) -> tuple[MmaInstr, ...]:
+    """The MMA instructions codegen can use for A of `in_type` and B of `b_type`
+    (default: the same), widest first."""
+    return tuple(i for i in arch.mma_for(in_type, b_type) if i.m not in UNSUPPORTED_MN_PER_XDL)
 
 
-def instruction_for(arch: ArchInfo, in_type: str, mn_per_xdl: int) -> MmaInstr | None:
-    for instr in usable_instructions(arch, in_type):
+def instruction_for(arch: ArchInfo, in_type: str, mn_per_xdl: int,
+                    b_type: str | None = None) -> MmaInstr | None:
+    for instr in usable_instructions(arch, in_type, b_type):
         if instr.m == mn_per_xdl and instr.n == mn_per_xdl:
             return instr
     return None
@@ -53,7 +56,7 @@ def instruction_for(arch: ArchInfo, in_type: str, mn_per_xdl: int) -> MmaInstr |
 def k_base(instr: MmaInstr) -> int:
     """Contiguous K elements one lane holds per instruction (LAYOUTS.md: the a_len run).
 
-    32x32x8 f16 -> 4, 16x16x16 f16 -> 4, i8 -> 8, f32 -> 1, gfx1100 WMMA -> 16,
+    32x32x8 f16 -> 4, 16x16x16 f16 -> 4, i8 and fp8 -> 8, f32 -> 1, gfx1100 WMMA -> 16,
     gfx1201 WMMA -> 8.
     """
     return instr.a_len
@@ -78,11 +81,13 @@ def register_estimate(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_ty
 
 
 def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
-                 config: PerfConfig) -> list[str]:
-    """Every rule `config` breaks for this arch, element type and shape; [] = valid."""
+                 config: PerfConfig, b_type: str | None = None) -> list[str]:
+    """Every rule `config` breaks for this arch, element types (A's `in_type`, B's
+    `b_type`, default the same) and shape; [] = valid."""
     errors: list[str] = []
-    if not arch.supports(in_type) or in_type not in ELEMENT_BYTES:
-        return [f"element-type: {in_type} has no MMA instruction on {arch.name}"]
+    if not arch.supports(in_type, b_type) or in_type not in ELEMENT_BYTES:
+        pair = in_type if b_type in (None, in_type) else f"{in_type} x {b_type}"
+        return [f"element-type: {pair} has no MMA instruction on {arch.name}"]
 
     c = config
     split_ok = True
@@ -96,9 +101,9 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
             errors.append(f"block-size: {c.num_waves} waves x {arch.wave_size} lanes = {threads} "
                           f"threads, outside [{arch.wave_size}, {arch.max_threads_per_block}]")
 
-    instr = instruction_for(arch, in_type, c.mn_per_xdl)
+    instr = instruction_for(arch, in_type, c.mn_per_xdl, b_type)
     if instr is None:
-        menu = sorted({i.m for i in usable_instructions(arch, in_type)})
+        menu = sorted({i.m for i in usable_instructions(arch, in_type, b_type)})
         note = (" (the 4x4x4 MFMA is not supported by codegen)"
                 if arch.mma_kind == "mfma" and c.mn_per_xdl in UNSUPPORTED_MN_PER_XDL else "")
         errors.append(f"mma-tile: mnPerXdl {c.mn_per_xdl} is not a usable {arch.mma_kind.upper()} "

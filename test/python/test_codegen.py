@@ -300,13 +300,16 @@ def layouts_d_row(arch, instr, lane, e):
 
 @pytest.mark.parametrize("arch,in_t,mn", [("gfx942", "f16", 32), ("gfx942", "f16", 16),
                                           ("gfx942", "i8", 32), ("gfx942", "f32", 16),
-                                          ("gfx1100", "f16", 16), ("gfx1201", "i8", 16)])
+                                          ("gfx1100", "f16", 16), ("gfx1201", "i8", 16),
+                                          ("gfx942", "f8E4M3FNUZ", 32),
+                                          ("gfx942", "f8E5M2FNUZ", 16),
+                                          ("gfx1201", "f8E4M3FN", 16)])
 def test_lane_holds_consecutive_columns_of_c(arch, in_t, mn):
     """The B column a lane feeds (sigma) puts accumulator element e of lane l at column
     c_col_base(l) + e of the MMA tile, and sigma is a permutation of the tile's columns."""
     from accel.codegen.builder import Emitter
     from accel.codegen.mma import select_mma
-    mma = select_mma(get_arch(arch), in_t, mn)
+    mma = select_mma(get_arch(arch), in_t, in_t, mn)
     em = Emitter()
     wave = get_arch(arch).wave_size
     sigma = [mma.b_column(em, lane) for lane in range(mma.m)]

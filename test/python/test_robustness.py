@@ -642,7 +642,7 @@ A, B, C = "memref<1x64x32xf16>", "memref<1x32x48xf16>", "memref<1x64x48xf32>"
 GEMM_MUTATIONS = {
     **{f"element {t}": dict(ta=A.replace("f16", t), tb=B.replace("f16", t))
        for t in ("f64", "i1", "i16", "i32", "index", "complex<f32>", "vector<4xf16>",
-                 "f8E4M3FN")},
+                 "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2")},
     "A and B types differ": dict(tb=B.replace("f16", "bf16")),
     "i8 into f32": dict(ta=A.replace("f16", "i8"), tb=B.replace("f16", "i8")),
     "rank 2": dict(ta="memref<64x32xf16>"),
