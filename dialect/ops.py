@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accel import validate
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
@@ -121,6 +122,11 @@ class GemmShape:
     m: int
     n: int
     k: int
+
+    def __post_init__(self):
+        # Held as Python ints: numpy's wrap around in the size products (np.int32).
+        for f in ("g", "m", "n", "k"):
+            object.__setattr__(self, f, validate.integer(f"GemmShape {f}", getattr(self, f)))
 
 
 class GemmOp:
