@@ -18,22 +18,26 @@ pass pipeline, simulates it and compares C elementwise with a float64 numpy prod
 
 from __future__ import annotations
 
-import argparse
-import sys
-
-import numpy as np
-
-from accel.api import default_out_type
-from accel.check import check_gemm
-from accel.diagnostics import AccelError
-from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled, run_host
-from accel.sim.arch import ARCHS, sim_arch
-from accel.sim.host import find_symbol
-from accel.sim.types import is_float, memref_info, mlir_name
-from accel.tools.cli_common import ArgumentParser, errors_in, run_cli
+from accel.tools.interrupts import interruptible_start
 
 PROG = "accel-run"
 
+# The imports below (the MLIR bindings, numpy) take ~0.4 s: a Ctrl-C during them is
+# reported like one during the run.
+with interruptible_start(PROG):
+    import argparse
+    import sys
+
+    import numpy as np
+
+    from accel.api import default_out_type
+    from accel.check import check_gemm
+    from accel.diagnostics import AccelError
+    from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled, run_host
+    from accel.sim.arch import ARCHS, sim_arch
+    from accel.sim.host import find_symbol
+    from accel.sim.types import is_float, memref_info, mlir_name
+    from accel.tools.cli_common import ArgumentParser, errors_in, run_cli
 
 def _triple(text: str) -> tuple[int, int, int]:
     parts = text.split(",")
