@@ -132,12 +132,13 @@ class GemmCheck:
 def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = "f16",
                out_type: str | None = None, trans_a: bool = False, trans_b: bool = False,
                a_layout: str = "row", b_layout: str = "row", perf_config=None,
-               seed: int = 0, epilogue: str = "none", batched_bias: bool = False) -> GemmCheck:
+               seed: int = 0, epilogue: str = "none", batched_bias: bool = False,
+               work_limit: int | None = None, progress=None) -> GemmCheck:
     """Compile C[g,m,n] = A * B for `arch`, simulate it on random inputs and compare
     every element of C with the float64 product.
 
     `epilogue` fuses a bias and/or relu (accel.gemm's attribute); the bias is [N], or
-    [G, N] with `batched_bias`."""
+    [G, N] with `batched_bias`. `work_limit` and `progress` are run_host's."""
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
         raise AccelError(f"seed must be a non-negative integer, got {seed!r}")
     has_bias = epilogue in BIAS_EPILOGUES
@@ -177,7 +178,8 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
             bias = random_operand(rng, "i8" if out_type == "i32" else out_type,
                                   bias_shape).astype(NUMPY_TYPES[out_type])
         args = [a_arg, b_arg, c] + ([bias] if has_bias else [])
-        report = run_host(module, "gemm", args, arch=arch)
+        report = run_host(module, "gemm", args, arch=arch, work_limit=work_limit,
+                          progress=progress)
     ref, tol = reference(a, b, in_type, out_type, bias=bias,
                          relu=epilogue in ("relu", "bias_relu"))
     return GemmCheck(str(cfg), (cfg.m_per_block, cfg.n_per_block, cfg.k_per_block),
