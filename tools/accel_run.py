@@ -47,9 +47,10 @@ with interruptible_start(PROG):
     from accel.tools.cli_common import ArgumentParser, errors_in, run_cli
 
 # Estimated wave-instructions (accel.sim.run.CompiledKernel.wave_instructions) a run
-# may take without --work-limit: about 70 s at the ~2.8e5 per second measured here
-# (a 512^3 f16 GEMM on gfx942: 1.6e6 in 5.9 s; 4096^3: 1.5e8, 566 s). 1024^3 passes
-# (1.3e7 on gfx942), 2048^3 (4.3e7) needs the flag.
+# may take without --work-limit: about 70 s at the ~2.8e5 per second measured on an
+# idle core (512^3 f16 on gfx942: 1.6e6 in 5.9 s; 4096^3: 1.5e8 in 566 s), 3 minutes
+# at the ~1.1e5 of a loaded one (benchmarks/bench_sim_work.py). 1024^3 passes (1.3e7
+# on gfx942), 2048^3 (4.3e7) needs the flag.
 DEFAULT_WORK_LIMIT = 20_000_000
 
 
@@ -293,7 +294,7 @@ def run_gemm_command(opts) -> int:
 def _work_limit_arg(p):
     p.add_argument("--work-limit", type=_seed, default=DEFAULT_WORK_LIMIT, metavar="N",
                    help="refuse runs estimated above N wave-instructions "
-                        f"(default {DEFAULT_WORK_LIMIT:.0e}, about a minute; 0 = no limit)")
+                        f"(default {DEFAULT_WORK_LIMIT:.0e}, a minute or more; 0 = no limit)")
 
 
 def _add_kernel_args(p):
