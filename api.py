@@ -102,10 +102,12 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
     info = get_arch(arch)
     in_type = validate.string("in_type", in_type)
     if in_type not in ACCUMULATOR:
-        raise AccelError(f"element type {in_type} is not one of {', '.join(ACCUMULATOR)}")
+        raise AccelError(f"element type {validate.clipped(in_type)} is not one of "
+                         f"{', '.join(ACCUMULATOR)}")
     out_type = validate.optional_string("out_type", out_type) or default_out_type(in_type)
     if out_type not in OUTPUT_TYPES[in_type]:
-        raise AccelError(f"output type {out_type} is not supported for {in_type} inputs "
+        raise AccelError(f"output type {validate.clipped(out_type)} is not supported for "
+                         f"{in_type} inputs "
                          f"(expected one of {', '.join(OUTPUT_TYPES[in_type])})")
     g, m, n, k = (validate.positive(name, v) for name, v in (("g", g), ("m", m), ("n", n),
                                                                ("k", k)))

@@ -37,6 +37,11 @@ def shown(value) -> str:
     return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
 
 
+def clipped(text: str) -> str:
+    """A caller's string for a message, cut to ~60 characters (no quotes added)."""
+    return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
+
+
 def is_integer(value) -> bool:
     """An integer of any integral type (Python's, numpy's), not a bool."""
     return (isinstance(value, numbers.Integral)

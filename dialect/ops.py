@@ -115,6 +115,9 @@ def _int_attr(op: ir.Operation, name: str) -> int | None:
     return a.value
 
 
+MAX_EXTENT = 2**63 - 1
+
+
 @dataclass(frozen=True)
 class GemmShape:
     """Logical GEMM extents. K is the padded K when both A and B are in the accel layout."""
@@ -124,9 +127,12 @@ class GemmShape:
     k: int
 
     def __post_init__(self):
-        # Held as Python ints: numpy's wrap around in the size products (np.int32).
+        # Held as Python ints: numpy's wrap around in the size products (np.int32). An
+        # extent is a memref dimension, an int64 in MLIR.
         for f in ("g", "m", "n", "k"):
-            object.__setattr__(self, f, validate.integer(f"GemmShape {f}", getattr(self, f)))
+            object.__setattr__(self, f, validate.integer(
+                f"GemmShape {f}", getattr(self, f), minimum=0, maximum=MAX_EXTENT,
+                what="an integer in [0, 2**63)"))
 
 
 class GemmOp:

@@ -122,7 +122,7 @@ ARCHES: dict[str, ArchInfo] = {
 def get_arch(name: str, cu_count: int | None = None) -> ArchInfo:
     """The record for `name`; AccelError for an unknown arch."""
     if not isinstance(name, str) or name not in ARCHES:
-        shown = name if isinstance(name, str) else validate.shown(name)
+        shown = validate.clipped(name) if isinstance(name, str) else validate.shown(name)
         raise AccelError(f"unknown arch '{shown}' (supported: {', '.join(ARCHES)})")
     info = ARCHES[name]
     if cu_count is None:

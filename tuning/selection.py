@@ -205,9 +205,11 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
         validate.instance(name, tile, (AccelTile, type(None)), "an AccelTile or None")
     double_buffer_default = validate.boolean("double_buffer_default", double_buffer_default)
     if not arch.supports(in_type) or in_type not in ELEMENT_BYTES:
-        raise AccelError(f"element type {in_type} has no MMA instruction on {arch.name}")
+        raise AccelError(f"element type {validate.clipped(in_type)} has no MMA instruction "
+                         f"on {arch.name}")
     if out_type not in OUTPUT_TYPES.get(in_type, ()):
-        raise AccelError(f"output type {out_type} is not supported for {in_type} inputs "
+        raise AccelError(f"output type {validate.clipped(out_type)} is not supported for "
+                         f"{in_type} inputs "
                          f"(expected one of {', '.join(OUTPUT_TYPES.get(in_type, ()))})")
     if min(shape.g, shape.m, shape.n, shape.k) < 1:
         raise AccelError(f"GEMM extents must be positive, got G={shape.g} M={shape.m} "

@@ -98,7 +98,8 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
     validate.instance("config", config, PerfConfig, "a PerfConfig")
     errors: list[str] = []
     if not arch.supports(in_type) or in_type not in ELEMENT_BYTES:
-        return [f"element-type: {in_type} has no MMA instruction on {arch.name}"]
+        return [f"element-type: {validate.clipped(in_type)} has no MMA instruction on "
+                f"{arch.name}"]
 
     c = config
     split_ok = True

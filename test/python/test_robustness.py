@@ -281,7 +281,7 @@ Y = accel.pack(X, accel.AccelTile(4, 2, 2))
     (lambda: accel.AccelTile(4, -2, 1), "kpack_per_block must be a positive integer"),
     (lambda: accel.AccelTile(4, 2, "8"), "kpack must be a positive integer, got '8'"),
     (lambda: accel.AccelTile(4.0, 2, 2), "d_per_block must be a positive integer, got 4.0"),
-    (lambda: accel.pack(X, (4, 2, 2)), "pack takes an AccelTile, got tuple"),
+    (lambda: accel.pack(X, (4, 2, 2)), "tile must be an AccelTile, got tuple"),
     (lambda: accel.pack(X[0], accel.AccelTile(4, 2, 2)), "must be rank 3"),
     (lambda: accel.pack([[[1, 2], [3]]], accel.AccelTile(4, 2, 2)), "is not an array"),
     (lambda: accel.unpack(Y, 0, 7), "d must be a positive integer, got 0"),
