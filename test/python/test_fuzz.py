@@ -1,5 +1,5 @@
 """A seeded few hundred random and wrongly typed calls to every public entry point
-(scripts/fuzz_api.py; the script runs thousands): only one-line AccelErrors escape,
+(benchmarks/fuzz_api.py; the script runs thousands): only one-line AccelErrors escape,
 and numpy integers give the answers Python ints give."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fuzz_api.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "fuzz_api.py"
 _spec = importlib.util.spec_from_file_location("fuzz_api", SCRIPT)
 fuzz_api = importlib.util.module_from_spec(_spec)
 sys.modules["fuzz_api"] = fuzz_api   # its dataclasses look their module up there

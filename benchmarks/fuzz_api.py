@@ -8,7 +8,7 @@ A call passes when it returns (with a result of the right kind, JSON that
 serialises, and for numpy integers the same answer as for Python ints) or raises
 an AccelError whose message is one line; anything else is a failure.
 
-    python scripts/fuzz_api.py [--calls 5000] [--seed 0] [--compile-share 0.05]
+    python benchmarks/fuzz_api.py [--calls 5000] [--seed 0] [--compile-share 0.05]
 
 prints, per entry point, the calls, returns, AccelErrors and failures, then each
 distinct failure with a call that gives it. The CI test (test/python/test_fuzz.py)
