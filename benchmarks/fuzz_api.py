@@ -8,10 +8,11 @@ A call passes when it returns (with a result of the right kind, JSON that
 serialises, and for numpy integers the same answer as for Python ints) or raises
 an AccelError whose message is one line; anything else is a failure.
 
-    python benchmarks/fuzz_api.py [--calls 5000] [--seed 0] [--compile-share 0.05]
+    python benchmarks/fuzz_api.py [--calls 5000] [--cli 300] [--seed 0] [--compile-share 0.05]
 
 prints, per entry point, the calls, returns, AccelErrors and failures, then each
-distinct failure with a call that gives it. The CI test (test/python/test_fuzz.py)
+distinct failure with a call that gives it. `--cli` adds random command lines of the
+tools (run in-process), which must end in exit 0, 1 or 2 without a traceback. The CI test (test/python/test_fuzz.py)
 runs a few hundred of the same calls.
 """
 
@@ -327,9 +328,75 @@ def report(summary: Summary, seconds: float) -> str:
     return "\n".join(lines)
 
 
+# ---- the command-line tools, in-process --------------------------------------------
+CLI_VALUES = ["64", "0", "-3", "2.5", "1e3", "x", "", "18446744073709551616", "9" * 5000,
+              "gfx942", "gfx90a", "f16", "f64", "accel", "row", "bias", CONFIG, "v4:1,2",
+              "v4:" + "1" * 5000 + CONFIG[5:], "\udcff", "--", "-", "/nonexistent/x.mlir"]
+CLI_FLAGS = {
+    "accel-compile": ["--arch", "-g", "-m", "-n", "-k", "-t", "--out-type", "--trans-a",
+                      "--a-layout", "--perf-config", "--epilogue", "--name"],
+    "accel-select": ["--arch", "-g", "-m", "-n", "-k", "-t", "--out-type", "--cu-count",
+                     "--top", "--check", "--json"],
+    "accel-run gemm": ["--arch", "-g", "-m", "-n", "-k", "-t", "--perf-config",
+                       "--work-limit", "--seed"],
+}
+BASE = ["--arch", "gfx942", "-m", "64", "-n", "48", "-k", "32"]
+
+
+def random_argv(rng: random.Random, tool: str, out_dir: str) -> list[str]:
+    argv = list(BASE) if rng.random() < 0.8 else []
+    for _ in range(rng.randint(1, 3)):
+        argv += [rng.choice(CLI_FLAGS[tool]), rng.choice(CLI_VALUES)]
+    if tool == "accel-compile":
+        argv += ["-o", out_dir]
+    if tool == "accel-run gemm":
+        argv = ["gemm", *argv, "--work-limit", "2000000"]   # seconds, not minutes
+    return argv
+
+
+def fuzz_cli(runs: int, seed: int) -> Summary:
+    """Random command lines: every run ends in exit 0, 1 or 2 with no traceback."""
+    import contextlib
+    import io
+    import tempfile
+
+    from accel.tools import accel_compile, accel_run, accel_select
+    mains = {"accel-compile": accel_compile.main, "accel-select": accel_select.main,
+             "accel-run gemm": accel_run.main}
+    rng = random.Random(seed)
+    summary = Summary()
+    with tempfile.TemporaryDirectory() as out_dir:
+        for _ in range(runs):
+            tool = rng.choice(sorted(mains))
+            argv = random_argv(rng, tool, out_dir)
+            call = Call(tool, mains[tool], (argv,), {})
+            summary.calls[tool] += 1
+            err = io.StringIO()
+            try:
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    try:
+                        rc = mains[tool](argv)
+                    except SystemExit as e:   # argparse's usage errors
+                        rc = e.code
+            except Exception as e:
+                summary.record_failure(call, f"{type(e).__name__} escaped main: {str(e)[:80]}")
+                continue
+            text = err.getvalue()
+            if rc not in (0, 1, 2) or "Traceback" in text:
+                summary.record_failure(call, f"exit {rc}: {text.strip()[-100:]!r}")
+            elif rc:
+                summary.refused[tool] += 1
+            else:
+                summary.returned[tool] += 1
+    return summary
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calls", type=int, default=5000)
+    ap.add_argument("--cli", type=int, default=0, metavar="RUNS",
+                    help="also this many random command lines of accel-compile, "
+                         "accel-select and accel-run gemm (in-process)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--compile-share", type=float, default=0.05,
                     help="share of calls that are compile_gemm (each ~0.1-0.3 s)")
@@ -337,7 +404,13 @@ def main() -> int:
     start = time.perf_counter()
     summary = fuzz(args.calls, args.seed, args.compile_share)
     print(report(summary, time.perf_counter() - start))
-    return 1 if summary.failures else 0
+    failed = bool(summary.failures)
+    if args.cli:
+        start = time.perf_counter()
+        cli = fuzz_cli(args.cli, args.seed)
+        print(report(cli, time.perf_counter() - start).replace("entry point", "tool       "))
+        failed = failed or bool(cli.failures)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
