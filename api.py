@@ -16,11 +16,11 @@ nothing in the metadata depends on time, paths or hash order.
 
 from __future__ import annotations
 
-import numbers
 import struct
 import threading
 from dataclasses import dataclass
 
+from accel import validate
 from accel.bindings import ir, new_context
 from accel.codegen.kernel import GemmKernel
 from accel.dialect.accel_layout import AccelTile
@@ -36,6 +36,7 @@ from accel.pipelines.kernel import KernelPipeline, binaries
 from accel.pipelines.textual import run_steps
 from accel.target.database import get_arch
 from accel.tuning.selection import select
+from accel.tuning.validity import MAX_OPERAND_BYTES
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
     "bias_relu") fuses C = relu(A*B + bias) into the kernel, with a bias of N values
     (of the output type), or G x N with `batched_bias`; it is the kernel's 4th argument.
     """
+    assembly = validate.boolean("assembly", assembly)
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
                             b_layout=b_layout, perf_config=perf_config, accumulate=accumulate,
@@ -95,36 +97,42 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
                      b_layout: str, perf_config, accumulate: bool, epilogue: str = "none",
                      batched_bias: bool = False, b_type: str | None = None) -> str:
     """The MLIR text of a function @gemm(A, B, C[, bias]) holding one `accel.gemm`."""
-    info = get_arch(arch)
     # Every parameter ends up in MLIR text: check it here, never let it garble the text.
-    b_type = in_type if b_type is None else b_type
+    arch = validate.string("arch", arch)
+    info = get_arch(arch)
+    in_type = validate.string("in_type", in_type)
+    b_type = in_type if b_type is None else validate.string("b_type", b_type)
     for t in (in_type, b_type):
         if t not in ACCUMULATOR:
-            raise AccelError(f"element type {t} is not one of {', '.join(ACCUMULATOR)}")
+            raise AccelError(f"element type {validate.clipped(t)} is not one of "
+                             f"{', '.join(ACCUMULATOR)}")
     why = element_type_error(info, in_type, b_type) if in_type != b_type or is_fp8(in_type) \
         else None
     if why:
         raise AccelError(why)
-    out_type = out_type or default_out_type(in_type)
+    out_type = validate.optional_string("out_type", out_type) or default_out_type(in_type)
     if out_type not in OUTPUT_TYPES[in_type]:
-        raise AccelError(f"output type {out_type} is not supported for {in_type} inputs "
+        raise AccelError(f"output type {validate.clipped(out_type)} is not supported for "
+                         f"{in_type} inputs "
                          f"(expected one of {', '.join(OUTPUT_TYPES[in_type])})")
+    g, m, n, k = (validate.positive(name, v) for name, v in (("g", g), ("m", m), ("n", n),
+                                                               ("k", k)))
     for name, v in (("g", g), ("m", m), ("n", n), ("k", k)):
-        if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v <= 0:
-            raise AccelError(f"{name} must be a positive integer, got {v!r}")
-    g, m, n, k = int(g), int(m), int(n), int(k)
-    if epilogue not in EPILOGUES:
-        raise AccelError(f"epilogue must be one of {', '.join(EPILOGUES)}, got {epilogue!r}")
-    for name, v in (("trans_a", trans_a), ("trans_b", trans_b), ("accumulate", accumulate),
-                    ("batched_bias", batched_bias)):
-        if v not in (True, False):   # "no" would be truthy
-            raise AccelError(f"{name} must be a bool, got {v!r}")
-    if not isinstance(perf_config, (str, PerfConfig, type(None))):
-        raise AccelError(f"perf_config must be a string or a PerfConfig, "
-                         f"got {type(perf_config).__name__}")
+        # Every operand spans at least one byte per unit of each of its extents, so an
+        # extent past the operand limit cannot fit (and 2**64 would not even parse).
+        if v > MAX_OPERAND_BYTES:
+            raise AccelError(f"{name} is {validate.shown(v)}, too large for 32-bit buffer "
+                             f"offsets (2 GiB)")
+    epilogue = validate.string("epilogue", epilogue, EPILOGUES)
+    trans_a, trans_b, accumulate, batched_bias = (
+        validate.boolean(name, v) for name, v in (("trans_a", trans_a), ("trans_b", trans_b),
+                                                   ("accumulate", accumulate),
+                                                   ("batched_bias", batched_bias)))
+    validate.instance("perf_config", perf_config, (str, PerfConfig, type(None)),
+                      "a string or a PerfConfig")
+    a_layout = validate.string("a_layout", a_layout, ("row", "accel"))
+    b_layout = validate.string("b_layout", b_layout, ("row", "accel"))
     for name, lay, trans in (("A", a_layout, trans_a), ("B", b_layout, trans_b)):
-        if lay not in ("row", "accel"):
-            raise AccelError(f"{name} layout must be row or accel, got '{lay}'")
         if lay == "accel" and trans:
             raise AccelError(f"{name} cannot be both transposed and in the accel layout")
     a_layout = "transposed" if trans_a else a_layout
@@ -204,9 +212,11 @@ def compile_module(source: str | ir.Module, arch: str | None = None,
     `arch` defaults to the gemms' own; all must agree. Text is parsed in a context
     shared by a bounded number of compiles (_ContextPool).
     """
-    if not isinstance(source, (str, ir.Module)):
-        raise AccelError(f"compile_module takes MLIR text or an ir.Module, "
-                         f"got {type(source).__name__}")
+    validate.instance("source", source, (str, ir.Module), "MLIR text or an ir.Module")
+    arch = validate.optional_string("arch", arch)
+    if arch is not None:
+        get_arch(arch)
+    assembly = validate.boolean("assembly", assembly)
     if isinstance(source, str):
         try:
             source.encode("utf-8")

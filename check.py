@@ -175,7 +175,8 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
                a_layout: str = "row", b_layout: str = "row", perf_config=None,
                seed: int = 0, epilogue: str = "none", batched_bias: bool = False,
                b_type: str | None = None, edge_values: bool = False,
-               operands: tuple[np.ndarray, np.ndarray] | None = None) -> GemmCheck:
+               operands: tuple[np.ndarray, np.ndarray] | None = None,
+               work_limit: int | None = None, progress=None) -> GemmCheck:
     """Compile C[g,m,n] = A * B for `arch`, simulate it on random inputs and compare
     every element of C with the float64 product.
 
@@ -185,7 +186,8 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
     finite, subnormals, +-0; fp8_edge_values); with f16 output their products may
     overflow it, so it takes f32 or bf16. `operands` gives plain A [G,M,K] and B
     [G,K,N] instead of random ones (the comparison then counts a NaN the reference
-    also has as wrong: read `got` and `ref`)."""
+    also has as wrong: read `got` and `ref`). `work_limit` and `progress` are
+    run_host's."""
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
         raise AccelError(f"seed must be a non-negative integer, got {seed!r}")
     has_bias = epilogue in BIAS_EPILOGUES
@@ -238,7 +240,8 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
             bias = random_operand(rng, "i8" if out_type == "i32" else out_type,
                                   bias_shape).astype(NUMPY_TYPES[out_type])
         args = [a_arg, b_arg, c] + ([bias] if has_bias else [])
-        report = run_host(module, "gemm", args, arch=arch)
+        report = run_host(module, "gemm", args, arch=arch, work_limit=work_limit,
+                          progress=progress)
     ref, tol = reference(a, b, in_type, out_type, bias=bias,
                          relu=epilogue in ("relu", "bias_relu"))
     return GemmCheck(str(cfg), (cfg.m_per_block, cfg.n_per_block, cfg.k_per_block),

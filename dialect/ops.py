@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accel import validate
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
@@ -144,6 +145,9 @@ def _int_attr(op: ir.Operation, name: str) -> int | None:
     return a.value
 
 
+MAX_EXTENT = 2**63 - 1
+
+
 @dataclass(frozen=True)
 class GemmShape:
     """Logical GEMM extents. K is the padded K when both A and B are in the accel layout."""
@@ -151,6 +155,14 @@ class GemmShape:
     m: int
     n: int
     k: int
+
+    def __post_init__(self):
+        # Held as Python ints: numpy's wrap around in the size products (np.int32). An
+        # extent is a memref dimension, an int64 in MLIR.
+        for f in ("g", "m", "n", "k"):
+            object.__setattr__(self, f, validate.integer(
+                f"GemmShape {f}", getattr(self, f), minimum=0, maximum=MAX_EXTENT,
+                what="an integer in [0, 2**63)"))
 
 
 class GemmOp:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from accel import validate
 from accel.diagnostics import AccelError
 
 
@@ -142,8 +143,10 @@ ARCHES: dict[str, ArchInfo] = {
 
 def get_arch(name: str, cu_count: int | None = None) -> ArchInfo:
     """The record for `name`; AccelError for an unknown arch."""
-    try:
-        info = ARCHES[name]
-    except KeyError:
-        raise AccelError(f"unknown arch '{name}' (supported: {', '.join(ARCHES)})") from None
-    return info.with_cu_count(cu_count) if cu_count is not None else info
+    if not isinstance(name, str) or name not in ARCHES:
+        shown = validate.clipped(name) if isinstance(name, str) else validate.shown(name)
+        raise AccelError(f"unknown arch '{shown}' (supported: {', '.join(ARCHES)})")
+    info = ARCHES[name]
+    if cu_count is None:
+        return info
+    return info.with_cu_count(validate.integer("cu_count", cu_count))

@@ -12,19 +12,26 @@ error leaves no output behind.
 
 from __future__ import annotations
 
-import json
-import os
-from typing import Sequence
-
-from accel.api import compile_gemm, compile_module
-from accel.dialect.ops import ACCUMULATOR
-from accel.diagnostics import AccelError
-from accel.target.database import ARCHES
-from accel.tools.cli_common import (
-    ArgumentParser, errors_in, read_input, run_cli, write_outputs_atomic,
-)
+from accel.tools.interrupts import interruptible_start
 
 PROG = "accel-compile"
+
+# The imports below (the MLIR bindings, numpy) take ~0.4 s: a Ctrl-C during them is
+# reported like one during the run.
+with interruptible_start(PROG):
+    import json
+    import os
+    from typing import Sequence
+
+    from accel.api import compile_gemm, compile_module
+    from accel.dialect.ops import ACCUMULATOR
+    from accel.diagnostics import AccelError
+    from accel.target.database import ARCHES
+    from accel.tools.cli_common import (
+        ArgumentParser, errors_in, read_input, run_cli,
+    )
+    from accel.tools.output_set import write_output_set
+
 IN_TYPES = tuple(ACCUMULATOR)   # f16 bf16 i8 f32 and the four fp8 formats
 
 
@@ -87,8 +94,7 @@ def _main(argv: Sequence[str] | None) -> int:
         text, display = read_input(args.input)
         with errors_in(display):
             result = compile_module(text, args.arch)
-        default_name = "stdin" if args.input == "-" else os.path.splitext(
-            os.path.basename(args.input))[0]
+        default_name = "stdin" if args.input == "-" else input_stem(args.input)
     else:
         missing = [f for f, v in (("--arch", args.arch), ("-m", args.m), ("-n", args.n),
                                   ("-k", args.k)) if v is None]
@@ -110,20 +116,24 @@ def _main(argv: Sequence[str] | None) -> int:
     return 0
 
 
+def input_stem(path: str) -> str:
+    """The JSON's default name for an input file: its name without `.mlir` (or another
+    extension) and without leading dots, so that `.mlir` or `.x.mlir` give no hidden
+    file; "module" when nothing is left."""
+    base = os.path.basename(path)
+    stem = base[:-len(".mlir")] if base.endswith(".mlir") else os.path.splitext(base)[0]
+    return stem.lstrip(".") or "module"
+
+
 def write_result(result, output_dir: str, name: str) -> list[str]:
-    """Write `<symbol>.hsaco` and `<symbol>.s` per kernel and `<name>.json`; all or nothing."""
+    """Write `<symbol>.hsaco` and `<symbol>.s` per kernel and `<name>.json` into
+    `output_dir` (made if missing): all of them, or none (output_set)."""
     outputs: list[tuple[str, str | bytes]] = []
     for k in result.kernels:
         outputs.append((f"{k.symbol}.hsaco", k.code_object))
         outputs.append((f"{k.symbol}.s", k.assembly))
     outputs.append((f"{name}.json", json.dumps(result.metadata(), indent=2) + "\n"))
-    try:
-        os.makedirs(output_dir, exist_ok=True)
-    except OSError as e:
-        raise AccelError(f"cannot create output directory '{output_dir}': {e.strerror}") from None
-    files = [(os.path.join(output_dir, fname), data) for fname, data in outputs]
-    write_outputs_atomic(files)
-    return [path for path, _ in files]
+    return write_output_set(output_dir, outputs, create_directory=True)
 
 
 if __name__ == "__main__":

@@ -11,17 +11,23 @@ one perf config and prints the rules it breaks (exit 1 if any).
 
 from __future__ import annotations
 
-import sys
-from typing import Sequence
+from accel.tools.interrupts import interruptible_start
 
-from accel.diagnostics import AccelError
-from accel.dialect.ops import ACCUMULATOR, GemmShape
-from accel.dialect.perf_config import PerfConfig
-from accel.target.database import ARCHES, get_arch
-from accel.tools.cli_common import ArgumentParser, run_cli
-from accel.tuning.selection import select
-from accel.tuning.validity import check_config
+PROG = "accel-select"
 
+# The imports below (the MLIR bindings, numpy) take ~0.4 s: a Ctrl-C during them is
+# reported like one during the run.
+with interruptible_start(PROG):
+    import sys
+    from typing import Sequence
+
+    from accel.diagnostics import AccelError
+    from accel.dialect.ops import ACCUMULATOR, GemmShape
+    from accel.dialect.perf_config import PerfConfig
+    from accel.target.database import ARCHES, get_arch
+    from accel.tools.cli_common import ArgumentParser, run_cli
+    from accel.tuning.selection import select
+    from accel.tuning.validity import check_config
 
 def _parser() -> ArgumentParser:
     p = ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
@@ -41,8 +47,6 @@ def _parser() -> ArgumentParser:
     p.add_argument("--check", metavar="PERF_CONFIG", help="validate this perf config instead")
     return p
 
-
-PROG = "accel-select"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,6 +28,7 @@ import functools
 import json
 from dataclasses import dataclass, field
 
+from accel import validate
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
@@ -38,7 +39,7 @@ from accel.tuning import cost_model
 from accel.tuning.launch import Launch, geometry
 from accel.tuning.validity import (check_config, grid_errors, k_base, lds_bytes,
                                    operand_size_errors, register_estimate,
-                                   usable_instructions)
+                                   selection_arguments, usable_instructions)
 
 TILE_LADDER = (16, 32, 64, 128, 256)
 WAVE_COUNTS = (1, 2, 4, 8)
@@ -204,13 +205,18 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
     layout. `double_buffer_default`: make candidates with the double-buffered schedule
     (2). Raises AccelError when no config is valid.
     """
-    b_type = b_type or in_type
+    arch, in_type, out_type, shape = selection_arguments(arch, in_type, out_type, shape)
+    for name, tile in (("fixed_a", fixed_a), ("fixed_b", fixed_b)):
+        validate.instance(name, tile, (AccelTile, type(None)), "an AccelTile or None")
+    double_buffer_default = validate.boolean("double_buffer_default", double_buffer_default)
+    b_type = in_type if b_type is None else validate.string("b_type", b_type)
     if not arch.supports(in_type, b_type) or in_type not in ELEMENT_BYTES:
         why = element_type_error(arch, in_type, b_type) if is_fp8(in_type) or is_fp8(b_type) \
-            else f"element type {in_type} has no MMA instruction on {arch.name}"
+            else f"element type {validate.clipped(in_type)} has no MMA instruction on {arch.name}"
         raise AccelError(why or f"{in_type} x {b_type} has no MMA instruction on {arch.name}")
     if out_type not in OUTPUT_TYPES.get(in_type, ()):
-        raise AccelError(f"output type {out_type} is not supported for {in_type} inputs "
+        raise AccelError(f"output type {validate.clipped(out_type)} is not supported for "
+                         f"{in_type} inputs "
                          f"(expected one of {', '.join(OUTPUT_TYPES.get(in_type, ()))})")
     if min(shape.g, shape.m, shape.n, shape.k) < 1:
         raise AccelError(f"GEMM extents must be positive, got G={shape.g} M={shape.m} "

@@ -20,6 +20,7 @@ kernel. Per lane, in 32-bit registers:
 
 from __future__ import annotations
 
+from accel import validate
 from accel.dialect.accel_layout import ceil_div
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import GemmShape
@@ -80,13 +81,29 @@ def register_estimate(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_ty
     return acc + fragments + staging + ADDRESS_REGS
 
 
+def selection_arguments(arch, in_type, *rest):
+    """The selection API's common arguments checked: (arch, in_type, [out_type,] shape).
+
+    A string arch (`select("gfx942", ...)`) is the commonest slip: the message says
+    where an ArchInfo comes from."""
+    *types, shape = rest
+    return (validate.instance("arch", arch, ArchInfo,
+                              "an ArchInfo (accel.target.database.get_arch)"),
+            validate.string("in_type", in_type),
+            *(validate.string("out_type", t) for t in types),
+            validate.instance("shape", shape, GemmShape, "a GemmShape"))
+
+
 def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
                  config: PerfConfig, b_type: str | None = None) -> list[str]:
     """Every rule `config` breaks for this arch, element types (A's `in_type`, B's
     `b_type`, default the same) and shape; [] = valid."""
+    arch, in_type, shape = selection_arguments(arch, in_type, shape)
+    validate.instance("config", config, PerfConfig, "a PerfConfig")
+    b_type = None if b_type is None else validate.string("b_type", b_type)
     errors: list[str] = []
     if not arch.supports(in_type, b_type) or in_type not in ELEMENT_BYTES:
-        pair = in_type if b_type in (None, in_type) else f"{in_type} x {b_type}"
+        pair = validate.clipped(in_type) if b_type in (None, in_type) else f"{in_type} x {b_type}"
         return [f"element-type: {pair} has no MMA instruction on {arch.name}"]
 
     c = config
