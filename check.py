@@ -21,11 +21,11 @@ the sum carries over, the output rounding applies to the clamped value.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
+from accel import validate
 from accel.api import default_out_type, gemm_module_text
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
@@ -139,8 +139,7 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
 
     `epilogue` fuses a bias and/or relu (accel.gemm's attribute); the bias is [N], or
     [G, N] with `batched_bias`. `work_limit` and `progress` are run_host's."""
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
-        raise AccelError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = validate.integer("seed", seed, minimum=0, what="a non-negative integer")
     has_bias = epilogue in BIAS_EPILOGUES
     out_type = out_type or default_out_type(in_type)
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
