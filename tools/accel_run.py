@@ -81,7 +81,9 @@ class Progress:
         _, _, since, first = self.launch
         rate = (done - first) / (now - since) if done > first and now > since else 0.0
         left = f"about {(total - done) / rate:.0f} s" if rate else "some time"
-        self.stream.write(f"\r{PROG}: {kernel}: {done}/{total} workgroups ({done / total:.0%}),"
+        # One terminal line, or \r cannot redraw it: a kernel symbol is ~50 characters.
+        name = kernel if len(kernel) <= 40 else kernel[:37] + "..."
+        self.stream.write(f"\r{PROG}: {name}: {done}/{total} workgroups ({done / total:.0%}),"
                           f" {elapsed:.0f} s, {left} of this launch left\033[K")
         self.stream.flush()
 
