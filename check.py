@@ -28,11 +28,11 @@ the sum carries over, the output rounding applies to the clamped value.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
+from accel import validate
 from accel.api import default_out_type, gemm_module_text
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
@@ -188,8 +188,7 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
     [G,K,N] instead of random ones (the comparison then counts a NaN the reference
     also has as wrong: read `got` and `ref`). `work_limit` and `progress` are
     run_host's."""
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
-        raise AccelError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = validate.integer("seed", seed, minimum=0, what="a non-negative integer")
     has_bias = epilogue in BIAS_EPILOGUES
     out_type = out_type or default_out_type(in_type)
     b_type = b_type or in_type

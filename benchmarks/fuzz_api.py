@@ -238,8 +238,10 @@ def _layout_call(rng: random.Random) -> Call:
     """AccelTile, pack and unpack with odd blockings and odd arrays."""
     blocking = [integer_like(rng, v) if rng.random() < 0.3 else v
                 for v in (rng.choice([16, 32]), rng.choice([2, 4]), rng.choice([4, 8]))]
-    array = rng.choice([np.ones((1, 20, 24), np.float16), np.ones((20, 24), np.float16),
-                        [[[1, 2], [3]]], "x", None, np.ones((1, 2, 3, 4, 5, 6))])
+    plain = np.ones((1, 20, 24), np.float16)
+    array = plain if rng.random() < 0.5 else rng.choice([
+        np.ones((20, 24), np.float16), [[[1, 2], [3]]], "x", None, np.ones((1, 2, 3, 4, 5, 6))])
+    transposed = bool_like(rng, False) if rng.random() < 0.3 else False
     which = rng.random()
     if which < 0.3:
         return Call("AccelTile", accel.AccelTile, tuple(blocking), {})
@@ -248,16 +250,16 @@ def _layout_call(rng: random.Random) -> Call:
     except AccelError:
         return Call("AccelTile", accel.AccelTile, tuple(blocking), {})
     if which < 0.7:
-        return Call("pack", accel.pack, (array, rng.choice([tile, tuple(blocking)])),
-                    {"transposed": bool_like(rng, False)},
+        return Call("pack", accel.pack, (array, tile if rng.random() < 0.8 else tuple(blocking)),
+                    {"transposed": transposed},
                     lambda r: r.ndim == 6 or _fail("not 6-D"))
     try:
         packed = accel.pack(np.ones((1, 20, 24), np.float16), tile)
     except AccelError:   # a blocking too large to pack: pack itself is the call
         return Call("pack", accel.pack, (np.ones((1, 20, 24), np.float16), tile), {})
-    d, k = integer_like(rng, 20), integer_like(rng, 24)
-    return Call("unpack", accel.unpack, (rng.choice([packed, array]), d, k),
-                {"transposed": bool_like(rng, False)},
+    d, k = (integer_like(rng, v) if rng.random() < 0.3 else v for v in (20, 24))
+    return Call("unpack", accel.unpack, (packed if rng.random() < 0.8 else array, d, k),
+                {"transposed": transposed},
                 lambda r: r.ndim == 3 or _fail("not 3-D"))
 
 

@@ -84,7 +84,7 @@ def _launch_func(c, o):
                                  f"than the limit of {rt.work_limit:.3g}",
                                  rt.work_done + work, rt.work_limit, loc)
         progress = None if rt.progress is None else (
-            lambda done, total: rt.progress(name, done, total))
+            lambda done, total: rt.progress(name.split("::")[-1], done, total))
         try:
             report = run_compiled(kernel, g, b, values, rt.arch_name, rt.strict_races,
                                   progress=progress)

@@ -44,8 +44,8 @@ with interruptible_start(PROG):
     from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled, run_host
     from accel.sim.arch import ARCHS, sim_arch
     from accel.sim.host import find_symbol
-    from accel.sim.types import is_float, memref_info, mlir_name
     from accel.sim.run import WorkLimitError
+    from accel.sim.types import is_float, memref_info, mlir_name
     from accel.tools.cli_common import ArgumentParser, errors_in, run_cli
 
 # Estimated wave-instructions (accel.sim.run.CompiledKernel.wave_instructions) a run
@@ -68,18 +68,25 @@ class Progress:
         self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.start = time.monotonic()
         self.drawn = 0.0
+        self.launch = None   # (kernel, total, its first report's time and count)
 
     def __call__(self, kernel: str, done: int, total: int) -> None:
         if not self.enabled:
             return
         now = time.monotonic()
+        if self.launch is None or self.launch[:2] != (kernel, total) or done < self.launch[3]:
+            self.launch = (kernel, total, now, done)   # a new launch: its own rate
         elapsed = now - self.start
         if elapsed < self.SHOW_AFTER or now - self.drawn < self.EVERY:
             return
         self.drawn = now
-        left = elapsed * (total - done) / max(done, 1)
-        self.stream.write(f"\r{PROG}: {kernel}: {done}/{total} workgroups ({done / total:.0%}),"
-                          f" {elapsed:.0f} s, about {left:.0f} s of this launch left\033[K")
+        _, _, since, first = self.launch
+        rate = (done - first) / (now - since) if done > first and now > since else 0.0
+        left = f"about {(total - done) / rate:.0f} s" if rate else "some time"
+        # One terminal line, or \r cannot redraw it: a kernel symbol is ~50 characters.
+        name = kernel if len(kernel) <= 40 else kernel[:37] + "..."
+        self.stream.write(f"\r{PROG}: {name}: {done}/{total} workgroups ({done / total:.0%}),"
+                          f" {elapsed:.0f} s, {left} of this launch left\033[K")
         self.stream.flush()
 
     def finish(self) -> None:

@@ -15,12 +15,14 @@ So `write_output_set`:
   3. if a rename fails or a signal arrived meanwhile, puts every old file back and
      removes every new one (roll back) before raising;
   4. removes the temporary directory, whatever happened.
+Steps 2-3 hold a lock on the directory, so concurrent runs commit one after another.
 A reader of any one file never sees it partly written. Output directories the
 writer had to create are removed again when it fails.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
@@ -82,7 +84,7 @@ def write_output_set(directory: str, files: Sequence[tuple[str, str | bytes]], *
 def _commit(directory: str, stage: str, names: list[str]) -> None:
     """Rename the staged files into place; on any failure or signal, undo them all."""
     done: list[tuple[str, bool]] = []   # (name, an old file was kept in stage/old)
-    with interrupts.deferred():
+    with interrupts.deferred(), _DirectoryLock(directory):
         try:
             for name in names:
                 target = os.path.join(directory, name)
@@ -102,6 +104,31 @@ def _commit(directory: str, stage: str, names: list[str]) -> None:
         except BaseException:
             _roll_back(directory, stage, done)
             raise
+
+
+class _DirectoryLock:
+    """An exclusive flock on the output directory itself while a set is renamed in: two
+    runs writing the same names (the same GEMM with two perf configs) would otherwise
+    interleave their renames into a mixed set. No lock file is left behind. Where the
+    file system refuses locks, the set is still renamed (unserialised)."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+        self.fd = None
+
+    def __enter__(self):
+        try:
+            self.fd = os.open(self.directory, os.O_RDONLY)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except OSError:
+            self.__exit__()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self.fd is not None:
+            os.close(self.fd)   # closing releases the lock
+            self.fd = None
+        return False
 
 
 def _keep_old(target: str, old: str) -> None:

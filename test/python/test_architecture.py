@@ -38,7 +38,7 @@ def test_only_bindings_module_imports_mlir():
 # The layers, lowest first (DESIGN.md: tools -> pipelines -> passes -> dialect -> bindings,
 # target). A module may import its own package and any lower layer, nothing above or
 # beside it: codegen, migraphx and the simulator share no code.
-LAYERS = (("bindings", "diagnostics"), ("target",), ("dialect",), ("tuning",),
+LAYERS = (("bindings", "diagnostics"), ("validate",), ("target",), ("dialect",), ("tuning",),
           ("codegen", "migraphx", "sim"), ("passes",), ("pipelines",), ("api",), ("check",),
           ("tools",))
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

@@ -237,3 +237,35 @@ def test_interrupting_accel_compile_at_any_moment(tmp_path, earlier):
         assert (p.returncode, err) == (130, "accel-compile: interrupted\n"), (delay, err)
         assert now == earlier
     assert not any(n.startswith(STAGING_PREFIX) for n in os.listdir(tmp_path))
+
+
+def test_concurrent_writers_of_the_same_names_never_mix(tmp_path):
+    """Two writers of the same three names (the same GEMM with two tiles) commit one
+    after the other: whenever no commit is under way (a reader holding the same lock),
+    the directory holds one writer's whole set."""
+    import threading
+
+    from accel.tools.output_set import _DirectoryLock
+
+    names = ("k.hsaco", "k.s", "k.json")
+    sets = {w: [(n, f"{w} {n}\n") for n in names] for w in "AB"}
+    seen = []
+
+    def writer(w):
+        for _ in range(40):
+            write_output_set(str(tmp_path), sets[w])
+
+    def reader():
+        for _ in range(300):
+            with _DirectoryLock(str(tmp_path)):
+                if all((tmp_path / n).exists() for n in names):
+                    seen.append({(tmp_path / n).read_text().split()[0] for n in names})
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in "AB"]
+    threads.append(threading.Thread(target=reader))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen and all(len(owners) == 1 for owners in seen)
+    assert sorted(os.listdir(tmp_path)) == ["k.hsaco", "k.json", "k.s"]

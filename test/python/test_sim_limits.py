@@ -139,8 +139,9 @@ def test_progress_only_on_a_terminal_and_only_for_long_runs(monkeypatch, tty):
         assert text == ""
         return
     lines = text.split("\r")[1:]
-    assert len(lines) == 3 and "k: 5/10 workgroups (50%), 5 s" in lines[0]
-    assert "9/10" in lines[1] and lines[2] == "\033[K"
+    # The rate is this launch's since its first report: 4 workgroups in 4 s, then 8 in 5 s.
+    assert len(lines) == 3 and "k: 5/10 workgroups (50%), 5 s, about 5 s of" in lines[0]
+    assert "9/10 workgroups (90%), 6 s, about 1 s of" in lines[1] and lines[2] == "\033[K"
 
 
 HUGE_HOST = """module attributes {gpu.container_module} {

@@ -3,6 +3,8 @@
 import os
 import re
 import struct
+import tempfile
+import types
 
 import pytest
 
@@ -27,6 +29,13 @@ module attributes {gpu.container_module} {
   }
 }
 """
+
+def toolchain_tempdir(monkeypatch, tc, where) -> None:
+    """The temporary directory as the toolchain module sees it (and nothing else: the
+    pass manager's own temporary files must still work)."""
+    monkeypatch.setattr(tc, "tempfile", types.SimpleNamespace(
+        gettempdir=where, mkstemp=tempfile.mkstemp))
+
 
 
 def compile_trivial(arch: str, fmt: str) -> bytes:
@@ -94,7 +103,7 @@ def no_rocm(monkeypatch, tmp_path):
 def test_unwritable_cache_falls_back_to_a_private_temporary_directory(no_rocm, monkeypatch,
                                                                       tmp_path):
     tc, _ = no_rocm
-    monkeypatch.setattr(tc.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    toolchain_tempdir(monkeypatch, tc, lambda: str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     root = ensure_linker()
     assert root.startswith(str(tmp_path / "tmp" / f"accel-{os.getuid()}"))
@@ -107,7 +116,7 @@ def test_unwritable_cache_falls_back_to_a_private_temporary_directory(no_rocm, m
 
 def test_no_writable_place_is_an_accel_error(no_rocm, monkeypatch):
     tc, blocker = no_rocm
-    monkeypatch.setattr(tc.tempfile, "gettempdir", lambda: str(blocker / "tmp"))
+    toolchain_tempdir(monkeypatch, tc, lambda: str(blocker / "tmp"))
     with pytest.raises(AccelError, match="cannot write the linker shim .*Not a directory.*"
                                          "set ROCM_PATH"):
         ensure_linker()
@@ -119,7 +128,7 @@ def test_no_writable_place_is_an_accel_error(no_rocm, monkeypatch):
 def test_a_shared_temporary_directory_is_not_used(no_rocm, monkeypatch, tmp_path):
     # Someone else's (or a world-writable) accel-UID directory could hold their ld.lld.
     tc, _ = no_rocm
-    monkeypatch.setattr(tc.tempfile, "gettempdir", lambda: str(tmp_path))
+    toolchain_tempdir(monkeypatch, tc, lambda: str(tmp_path))
     shared = tmp_path / f"accel-{os.getuid()}"
     shared.mkdir()
     shared.chmod(0o777)
