@@ -31,16 +31,14 @@ from accel.dialect.ops import (
 )
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
+from accel.passes.affix_perf_config import AffixPerfConfig
 from accel.passes.gemm_to_gpu import lower_gemms
-from accel.passes.registry import load_all
-from accel.pipelines.kernel import binaries, check_arch, kernel_lowering, serialization
+from accel.pipelines.kernel import check_arch, kernel_lowering
+from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import run_pipeline
 from accel.target.database import get_arch
 from accel.target.toolchain import ensure_linker
 from accel.tuning.selection import select
-
-SELECT_PASS = "accel-affix-perf-config"
-
 
 @dataclass(frozen=True)
 class CompiledKernel:
@@ -191,6 +189,11 @@ class _ContextPool(threading.local):
 _contexts = _ContextPool()
 
 
+def shared_context() -> ir.Context:
+    """The calling thread's compile context (_ContextPool): parse compile inputs in it."""
+    return _contexts.get()
+
+
 def compile_module(source: str | ir.Module, arch: str | None = None,
                    assembly: bool = True) -> CompileResult:
     """Compile every `accel.gemm` of an MLIR module (text or parsed) to code objects.
@@ -232,27 +235,14 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
     arch = arch or gemms[0].arch
     check_arch(module, arch)
     if any(gm.perf_config_text is None for gm in gemms):
-        passes = load_all()
-        if SELECT_PASS not in passes:
-            raise AccelError("no perf config given, and perf-config selection "
-                             f"({SELECT_PASS}) is not available", gemms[0].location)
-        passes[SELECT_PASS]().run(module)
+        AffixPerfConfig().run(module)
     kernels = lower_gemms(module)
     ensure_linker()
     # Only the kernels are lowered: the result is their code objects, so the host
     # function (HOST_LOWERING's work, ~2 ms) is dropped unlowered. Verified Kernel IR in,
     # upstream passes only: no verification after each one (run_steps).
     run_pipeline(module, kernel_lowering(arch), verify_each=False)
-    assembly: dict[str, str] = {}
-    if want_assembly:
-        # The same lowered module serialized twice: the bindings make the ELF and the
-        # assembly in separate backend runs.
-        isa_module = module.operation.clone()
-        run_pipeline(isa_module, serialization("isa"), verify_each=False)
-        assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
-        isa_module.erase()
-    run_pipeline(module, serialization("bin"), verify_each=False)
-    objects = binaries(module)
+    objects, assembly = serialize(module, want_assembly)
     seen, out = set(), []
     for kernel in kernels:
         if kernel.symbol in seen:

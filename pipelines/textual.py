@@ -78,17 +78,22 @@ def parse_pass_element(element: str) -> tuple[str, dict[str, str]]:
 
 
 def parse_pipeline(text: str) -> list[Step]:
-    from accel.pipelines import registered_passes  # lazy: kernel.py imports this module
-    passes = registered_passes()
     text = text.strip()
     for wrapper in ("builtin.module(", "any("):
         if text.startswith(wrapper) and text.endswith(")"):
             text = text[len(wrapper):-1]
             break
+    elements = [parse_pass_element(e) + (e,) for e in split_top_level(text)]
+    passes = {}
+    # Only a pipeline naming an accel pass loads them all: the library's lowering is
+    # upstream passes only, and importing every pass module (the MIGraphX front end with
+    # its grammar) was ~0.2 s of a one-GEMM compile in a fresh process.
+    if any(name.startswith("accel-") for name, _, _ in elements):
+        from accel.pipelines import registered_passes  # lazy: kernel.py imports this module
+        passes = registered_passes()
     steps: list[Step] = []
     upstream: list[str] = []
-    for element in split_top_level(text):
-        name, opts = parse_pass_element(element)
+    for name, opts, element in elements:
         if name in passes:
             if upstream:
                 steps.append(UpstreamSegment(", ".join(upstream)))
@@ -113,12 +118,13 @@ def _upstream_error(err: Exception) -> AccelError:
 
 
 # File descriptor 2 is one per process: two threads swapping it at once could leave it
-# pointing at the other's (deleted) temporary file.
-_FD2_LOCK = threading.Lock()
+# pointing at the other's (deleted) temporary file. Reentrant: a capture may run a
+# pipeline whose parse captures too.
+_FD2_LOCK = threading.RLock()
 
 
 @contextmanager
-def _fd2_captured(into: list[str]):
+def fd2_captured(into: list[str]):
     """Collect what native code writes to file descriptor 2 (not sys.stderr) meanwhile."""
     with _FD2_LOCK, tempfile.TemporaryFile() as tmp:
         sys.stderr.flush()
@@ -142,7 +148,7 @@ def parse_upstream(text: str) -> passmanager.PassManager:
     """
     native: list[str] = []
     try:
-        with _fd2_captured(native):
+        with fd2_captured(native):
             return passmanager.PassManager.parse(f"builtin.module({text})")
     except (ValueError, RuntimeError) as e:
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
