@@ -19,10 +19,10 @@ from __future__ import annotations
 import numbers
 import struct
 import threading
-from dataclasses import dataclass
 
 from accel.bindings import ir, new_context
 from accel.codegen.kernel import GemmKernel
+from accel.compiled import CompiledKernel, CompileResult
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import (
@@ -39,22 +39,6 @@ from accel.pipelines.textual import run_pipeline
 from accel.target.database import get_arch
 from accel.target.toolchain import ensure_linker
 from accel.tuning.selection import select
-
-@dataclass(frozen=True)
-class CompiledKernel:
-    symbol: str
-    code_object: bytes
-    assembly: str
-    metadata: dict
-
-
-@dataclass(frozen=True)
-class CompileResult:
-    arch: str
-    kernels: tuple[CompiledKernel, ...]
-
-    def metadata(self) -> dict:
-        return {"arch": self.arch, "kernels": [k.metadata for k in self.kernels]}
 
 
 def default_out_type(in_type: str) -> str:
@@ -221,7 +205,9 @@ def compile_module(source: str | ir.Module, arch: str | None = None,
         return _compile(source, arch, assembly)
 
 
-def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> CompileResult:
+def compiled_gemms(module: ir.Module, arch: str | None) -> tuple[list[GemmOp], str]:
+    """The gemms a compile of `module` makes kernels of, and their arch (`arch`, or
+    theirs); AccelError if the module is not one compile_module takes."""
     verify_module(module)
     gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
     if not gemms:
@@ -234,6 +220,11 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
                          f"it)", packs[0].location)
     arch = arch or gemms[0].arch
     check_arch(module, arch)
+    return gemms, arch
+
+
+def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> CompileResult:
+    gemms, arch = compiled_gemms(module, arch)
     if any(gm.perf_config_text is None for gm in gemms):
         AffixPerfConfig().run(module)
     kernels = lower_gemms(module)

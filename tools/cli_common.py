@@ -18,7 +18,6 @@ import tempfile
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence
 
-from accel.bindings import ir
 from accel.diagnostics import AccelError
 
 STDIN_NAME = "<stdin>"
@@ -126,7 +125,19 @@ def _remove_quietly(path: str) -> None:
         pass
 
 
-def mlir_error(err: ir.MLIRError) -> AccelError:
+class _NoMlirError(Exception):
+    """Stands for ir.MLIRError while the bindings are not loaded: nothing raises it."""
+
+
+def mlir_error_type() -> type[Exception]:
+    """ir.MLIRError once the bindings are loaded. Until then no MLIR error can have been
+    raised, and asking for the class must not load them: `--help` and a bad flag answer
+    without the ~0.25 s import (test_batch.py checks sys.modules)."""
+    bindings = sys.modules.get("accel.bindings")
+    return bindings.ir.MLIRError if bindings is not None else _NoMlirError
+
+
+def mlir_error(err: Exception) -> AccelError:
     """The first error diagnostic of an MLIRError as an AccelError at its location."""
     diags = list(getattr(err, "error_diagnostics", None) or [])
     if diags:
@@ -135,11 +146,13 @@ def mlir_error(err: ir.MLIRError) -> AccelError:
     return AccelError(text.splitlines()[-1] if text else "MLIR error")
 
 
-def parse_source(text: str, context: ir.Context) -> ir.Module:
-    """Parse (and verify, as Module.parse does) MLIR text; AccelError on failure.
+def parse_source(text: str, context):
+    """Parse (and verify, as Module.parse does) MLIR text into an ir.Module in `context`;
+    AccelError on failure.
 
     Locations are in the parser's buffer "-"; see `errors_in`.
     """
+    from accel.bindings import ir
     try:
         return ir.Module.parse(text, context=context)
     except ir.MLIRError as e:
@@ -164,7 +177,7 @@ def errors_in(display_name: str) -> Iterator[None]:
     """Report AccelErrors (and MLIRErrors) raised inside at positions in `display_name`."""
     try:
         yield
-    except ir.MLIRError as e:
+    except mlir_error_type() as e:
         err = mlir_error(e)
         err.location = in_file(err.location, display_name)
         raise err from None
@@ -188,7 +201,7 @@ def run_cli(main_fn: Callable[[Sequence[str] | None], int], argv: Sequence[str] 
         print(e.render() if e.file_line_col() is not None else f"{prog}: {e.render()}",
               file=sys.stderr)
         return 1
-    except ir.MLIRError as e:
+    except mlir_error_type() as e:
         err = mlir_error(e)
         print(err.render() if err.file_line_col() is not None else f"{prog}: {err.render()}",
               file=sys.stderr)
