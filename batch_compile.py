@@ -21,9 +21,7 @@ from accel.codegen.kernel import GemmKernel
 from accel.compiled import CompiledKernel
 from accel.diagnostics import AccelError
 from accel.dialect.ops import GemmOp
-from accel.passes.accel_layout import AccelLayout
 from accel.passes.affix_perf_config import AffixPerfConfig
-from accel.passes.from_migraphx import FromMigraphx
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.pipelines.kernel import kernel_lowering
 from accel.pipelines.serialize import serialize
@@ -88,7 +86,11 @@ def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
     front end first, then given perf configs and the accel layout's folds, as
     accel-kernel-pipeline would. AccelError (at `filename`'s positions) if the module is
     not one compile_module takes."""
+    # The front end and its grammar load for module input only (~90 ms of imports a
+    # one-GEMM compile does not need).
     from accel.migraphx import looks_like_migraphx, translate
+    from accel.passes.accel_layout import AccelLayout
+    from accel.passes.from_migraphx import FromMigraphx
     migraphx = looks_like_migraphx(text)
     if migraphx:
         text = translate(text, filename)
