@@ -32,13 +32,15 @@ by whichever process compiles the first unit.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
-import multiprocessing
 import os
-import signal
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
+
+# concurrent.futures and multiprocessing (~12 ms of imports) load when a batch first
+# needs an executor: a one-GEMM compile runs in this process.
+if TYPE_CHECKING:
+    import concurrent.futures as cf
 
 from accel.cache import KernelCache
 from accel.compiled import CompiledKernel, CompileResult
@@ -342,6 +344,7 @@ class _Runner:
                 out.append(compile_unit(unit, self.assembly))
                 self._finished(out[-1])
             return out
+        import concurrent.futures as cf
         futures = {executor.submit(compile_unit, unit, self.assembly): i
                    for i, unit in enumerate(units)}
         out: list[UnitOutcome | None] = [None] * len(units)
@@ -382,6 +385,8 @@ def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
     import takes, and no worker inherits a parent's MLIR context or its threads. Workers
     ignore Ctrl-C: the parent is interrupted, cancels what is queued, and lets each worker
     finish its one compile."""
+    import concurrent.futures as cf
+    import multiprocessing
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
@@ -393,6 +398,7 @@ def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
 
 
 def _ignore_interrupts() -> None:
+    import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
