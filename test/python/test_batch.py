@@ -338,3 +338,12 @@ def test_first_compile_loads_only_what_one_gemm_needs():
              "'accel.passes.from_', 'accel.passes.accel_layout', 'accel.passes.lower_pack', "
              "'flydsl._mlir.dialects.rocdl', 'flydsl._mlir.dialects.llvm'))))")
     assert run_python(probe) == "[]"
+
+
+def test_cli_batch_from_stdin(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "accel.tools.accel_compile", "--batch", "-",
+                        "-j", "1", "-o", str(tmp_path)], input=json.dumps([SMALL]),
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    meta = json.loads((tmp_path / "stdin.json").read_text())
+    assert meta["entries"] == ["accel_gemm_g1_m32_n48_k32_f16_f16_gfx1100"]
