@@ -139,7 +139,7 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"{PROG}: {len(result.failures)} of {len(result.entries)} GEMMs failed; "
                   f"nothing written", file=sys.stderr)
         return 1
-    if default_name is None or len(result.kernels) == 1:
+    if default_name is None or (args.batch is None and len(result.kernels) == 1):
         default_name = result.kernels[0].symbol
     name = args.name or default_name
     write_result(result if args.batch is not None else result.compile_result(),
