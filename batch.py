@@ -37,14 +37,14 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
+from accel.cache import KernelCache
+from accel.compiled import CompiledKernel, CompileResult
+from accel.diagnostics import AccelError
+
 # concurrent.futures and multiprocessing (~12 ms of imports) load when a batch first
 # needs an executor: a one-GEMM compile runs in this process.
 if TYPE_CHECKING:
     import concurrent.futures as cf
-
-from accel.cache import KernelCache
-from accel.compiled import CompiledKernel, CompileResult
-from accel.diagnostics import AccelError
 
 # The flags' vocabulary (accel-compile --help) and the flags' defaults; None = required.
 SPEC_DEFAULTS = {
@@ -93,7 +93,7 @@ def describe(spec: Mapping) -> str:
     """A GEMM in a few words, for diagnostics: `gfx942 g=1 m=64 n=64 k=64 f16`."""
     words = [str(spec.get("arch"))] + [f"{d}={spec.get(d)}" for d in ("g", "m", "n", "k")]
     words.append(str(spec.get("type")))
-    for key in SPEC_KEYS[6:]:
+    for key in SPEC_KEYS[SPEC_KEYS.index("type") + 1:]:
         if spec.get(key) != SPEC_DEFAULTS[key]:
             words.append(f"{key}={spec[key]}")
     return " ".join(words)
@@ -207,7 +207,8 @@ def compile_batch(entries: Iterable[Mapping], *, defaults: Mapping | None = None
 
     `executor`: run the compiles there (units and results are pickled). Otherwise `jobs`
     > 1 starts a local pool of that many worker processes (never more than there are
-    units to compile). `cache`: a KernelCache, True for the default one
+    units to compile; as with any multiprocessing pool, a script that asks for one keeps
+    its top level under `if __name__ == "__main__"`). `cache`: a KernelCache, True for the default one
     (cache.default_cache_dir), a directory, or None/False for none. `progress` is called
     in this process after each unit."""
     units: list[Unit | None] = []

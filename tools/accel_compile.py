@@ -6,8 +6,8 @@
   accel-compile --batch gemms.json -j 8 -o out/        (a JSON list of GEMMs)
 
 Writes `<symbol>.hsaco` and `<symbol>.s` per kernel and one `<name>.json` (name: the
-kernel symbol for a single GEMM, else the input's stem; `--name` overrides) into the
-output directory. Everything is compiled before the first file is written, so an
+kernel symbol for a GEMM of the flags or a file with one kernel, else the stem of the
+file or the list; `--name` overrides) into the output directory. Everything is compiled before the first file is written, so an
 error leaves no output behind. Kernels are compiled in worker processes (`-j`) and
 kept in a cache (`--cache-dir`, `--no-cache`); see accel/batch.py.
 """
