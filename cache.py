@@ -115,7 +115,12 @@ class KernelCache:
 
     def entries(self) -> list[tuple[str, int, float]]:
         """(path, bytes, last use) of every entry."""
-        out = []
+        return self._scan()[0]
+
+    def _scan(self) -> tuple[list[tuple[str, int, float]], list[str]]:
+        """The entries, and the temporary files left by writers that died."""
+        found, stale = [], []
+        now = time.time()
         for sub in _scandir(self.directory):
             if not sub.is_dir(follow_symlinks=False):
                 continue
@@ -125,16 +130,17 @@ class KernelCache:
                 except OSError:
                     continue
                 if e.name.endswith(_SUFFIX):
-                    out.append((e.path, st.st_size, st.st_mtime))
-                elif e.name.startswith(_TMP_PREFIX) and \
-                        time.time() - st.st_mtime > _STALE_TMP_SECONDS:
-                    _remove_quietly(e.path)
-        return out
+                    found.append((e.path, st.st_size, st.st_mtime))
+                elif e.name.startswith(_TMP_PREFIX) and now - st.st_mtime > _STALE_TMP_SECONDS:
+                    stale.append(e.path)
+        return found, stale
 
     def trim(self) -> int:
-        """Remove least recently used entries until the cache is under its cap; returns
-        how many were removed."""
-        entries = self.entries()
+        """Remove least recently used entries until the cache is under its cap (and the
+        temporary files of writers that died); returns how many entries were removed."""
+        entries, stale = self._scan()
+        for path in stale:
+            _remove_quietly(path)
         total = sum(size for _, size, _ in entries)
         if total <= self.max_bytes:
             return 0

@@ -164,3 +164,14 @@ def test_a_cached_batch_does_not_load_the_compiler(tmp_path):
              "('flydsl', 'accel.bindings', 'accel.api', 'accel.batch_compile'))))")
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert p.stdout.strip() == "3 0 []", p.stderr
+
+
+def test_trim_removes_what_a_dead_writer_left(tmp_path):
+    cache = KernelCache(tmp_path)
+    cache.put("ab" * 32, fake_kernel("k"))
+    old, fresh = tmp_path / "ab" / ".tmp-old", tmp_path / "ab" / ".tmp-writing"
+    old.write_bytes(b"half")
+    fresh.write_bytes(b"half")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    assert cache.trim() == 0
+    assert not old.exists() and fresh.exists() and len(cache.entries()) == 1
