@@ -319,7 +319,9 @@ class _Runner:
         outcomes: dict[Unit, UnitOutcome] = {}
         misses: list[tuple[Unit, str | None]] = []
         for unit in units:
-            key = self.cache.key(unit.identity(), unit.arch) if self.cache else None
+            # A kernel compiled without its assembly is not the kernel asked for with it.
+            key = (self.cache.key({**unit.identity(), "assembly": self.assembly}, unit.arch)
+                   if self.cache else None)
             kernel = self.cache.get(key) if self.cache else None
             if kernel is not None:
                 outcomes[unit] = UnitOutcome(kernel)

@@ -175,3 +175,12 @@ def test_trim_removes_what_a_dead_writer_left(tmp_path):
     os.utime(old, (time.time() - 7200, time.time() - 7200))
     assert cache.trim() == 0
     assert not old.exists() and fresh.exists() and len(cache.entries()) == 1
+
+
+def test_a_kernel_cached_without_assembly_does_not_serve_one_with_it(tmp_path):
+    cache = KernelCache(tmp_path)
+    bare = compile_batch(GEMMS[:1], cache=cache, assembly=False)
+    full = compile_batch(GEMMS[:1], cache=cache)
+    assert bare.kernels[0].assembly == "" and full.cached == 0
+    assert full.kernels[0].assembly.startswith("\t.amdgcn_target")
+    assert compile_batch(GEMMS[:1], cache=cache, assembly=False).cached == 1
