@@ -8,8 +8,11 @@ of the passes it checks.
 _EXPORTS = {
     "compile_gemm": "accel.api",
     "compile_module": "accel.api",
-    "CompileResult": "accel.api",
-    "CompiledKernel": "accel.api",
+    "compile_batch": "accel.batch",
+    "compile_module_batch": "accel.batch",
+    "KernelCache": "accel.cache",
+    "CompileResult": "accel.compiled",
+    "CompiledKernel": "accel.compiled",
     "pack": "accel.dialect.accel_layout",
     "unpack": "accel.dialect.accel_layout",
     "AccelTile": "accel.dialect.accel_layout",

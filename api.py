@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import struct
 import threading
-from dataclasses import dataclass
 
 from accel import validate
 from accel.bindings import ir, new_context
 from accel.codegen.kernel import GemmKernel
+from accel.compiled import CompiledKernel, CompileResult
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
 from accel.dialect.ops import (
@@ -32,28 +32,12 @@ from accel.dialect.ops import (
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError, mlir_error
 from accel.passes.lower_pack import BLOCK as PACK_BLOCK, PackKernel
-from accel.pipelines.kernel import KernelPipeline, binaries
+from accel.pipelines.kernel import KernelPipeline
+from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import run_steps
 from accel.target.database import get_arch
 from accel.tuning.selection import select
 from accel.tuning.validity import MAX_OPERAND_BYTES
-
-
-@dataclass(frozen=True)
-class CompiledKernel:
-    symbol: str
-    code_object: bytes
-    assembly: str
-    metadata: dict
-
-
-@dataclass(frozen=True)
-class CompileResult:
-    arch: str
-    kernels: tuple[CompiledKernel, ...]
-
-    def metadata(self) -> dict:
-        return {"arch": self.arch, "kernels": [k.metadata for k in self.kernels]}
 
 
 def default_out_type(in_type: str) -> str:
@@ -205,6 +189,11 @@ class _ContextPool(threading.local):
 _contexts = _ContextPool()
 
 
+def shared_context() -> ir.Context:
+    """The calling thread's compile context (_ContextPool): parse compile inputs in it."""
+    return _contexts.get()
+
+
 def compile_module(source: str | ir.Module, arch: str | None = None,
                    assembly: bool = True) -> CompileResult:
     """Compile every `accel.gemm` of an MLIR module (text or parsed) to code objects.
@@ -233,27 +222,26 @@ def compile_module(source: str | ir.Module, arch: str | None = None,
         return _compile(source, arch, assembly)
 
 
-def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> CompileResult:
+def compiled_gemms(module: ir.Module, arch: str | None) -> tuple[list[GemmOp], str]:
+    """The module's gemms (verified) and the arch to compile them for (`arch`, or the
+    first gemm's); AccelError if there is none. The kernel pipeline checks that every
+    gemm targets that arch."""
     verify_module(module)
     gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
     if not gemms:
         raise AccelError("the module has no 'accel.gemm' to compile")
-    pipeline = KernelPipeline(arch=arch or gemms[0].arch)
+    return gemms, arch or gemms[0].arch
+
+
+def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> CompileResult:
+    gemms, arch = compiled_gemms(module, arch)
+    pipeline = KernelPipeline(arch=arch)
     lowered = pipeline.to_kernel_ir(module)
     order = launch_order(module)
     # Only the kernels are lowered: the result is their code objects, so the host
     # function (HOST_LOWERING's work, ~2 ms) is dropped unlowered.
     run_steps(module, pipeline.kernel_steps())
-    assembly: dict[str, str] = {}
-    if want_assembly:
-        # The same lowered module serialized twice: the bindings make the ELF and the
-        # assembly in separate backend runs.
-        isa_module = module.operation.clone()
-        run_steps(isa_module, pipeline.serialization_steps("isa"))
-        assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
-        isa_module.erase()
-    run_steps(module, pipeline.serialization_steps("bin"))
-    objects = binaries(module)
+    objects, assembly = serialize(module, want_assembly)
     facts = {k.symbol: (k, gemm_metadata) for k in lowered.gemms}
     facts.update({k.symbol: (k, pack_metadata) for k in lowered.packs})
     out = []

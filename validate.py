@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import numbers
 import operator
-
-import numpy as np
+import sys
 
 from accel.diagnostics import AccelError
 
@@ -42,10 +41,17 @@ def clipped(text: str) -> str:
     return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "..."
 
 
+def _bool_types() -> tuple[type, ...]:
+    """bool, and numpy's bool once numpy is loaded: until then no numpy value exists, and
+    asking must not load it (`accel-compile --help` answers without numpy, ~0.1 s)."""
+    numpy = sys.modules.get("numpy")
+    return (bool, numpy.bool_) if numpy is not None else (bool,)
+
+
 def is_integer(value) -> bool:
     """An integer of any integral type (Python's, numpy's), not a bool."""
     return (isinstance(value, numbers.Integral)
-            and not isinstance(value, (bool, np.bool_)))
+            and not isinstance(value, _bool_types()))
 
 
 def integer(name: str, value, *, minimum: int | None = None,
@@ -69,7 +75,7 @@ def positive(name: str, value, maximum: int | None = None) -> int:
 
 def boolean(name: str, value) -> bool:
     """True or False (numpy's bools too); 1, 1.0, "no" or an array are refused."""
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, _bool_types()):
         return bool(value)
     raise AccelError(f"{name} must be a bool, got {shown(value)}")
 

@@ -110,12 +110,16 @@ class KernelPipeline(PipelinePass):
         input, so not re-verified after each (UpstreamSegment.verify)."""
         return [UpstreamSegment(kernel_lowering(self.arch), verify=False)]
 
-    def serialization_steps(self, fmt: str | None = None) -> list[Step]:
-        return [UpstreamSegment(serialization(fmt or self.format), verify=False)]
+    @staticmethod
+    def serialization_steps(fmt: str) -> list[Step]:
+        """gpu.module -> gpu.binary in `fmt` (the library reads the ELF and its assembly
+        from one backend run: pipelines/serialize.py)."""
+        return [UpstreamSegment(serialization(fmt), verify=False)]
 
     def steps(self) -> list[Step]:
         return [*self.front_steps(), LowerPack(), GemmToGpu(), *self.kernel_steps(),
-                UpstreamSegment(HOST_LOWERING, verify=False), *self.serialization_steps()]
+                UpstreamSegment(HOST_LOWERING, verify=False),
+                *self.serialization_steps(self.format)]
 
     def to_kernel_ir(self, module: ir.Module) -> KernelIR:
         """The steps up to and including accel-gemm-to-gpu, in place; their kernels'

@@ -17,7 +17,6 @@ import sys
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence
 
-from accel.bindings import ir
 from accel.diagnostics import AccelError, mlir_error
 from accel.tools import interrupts
 from accel.tools.output_set import write_output_set
@@ -75,6 +74,18 @@ def write_output_atomic(path: str, data: str | bytes) -> None:
     write_output_set(directory, [(name, data)])
 
 
+class _NoMlirError(Exception):
+    """Stands for ir.MLIRError while the bindings are not loaded: nothing raises it."""
+
+
+def mlir_error_type() -> type[Exception]:
+    """ir.MLIRError once the bindings are loaded. Until then no MLIR error can have been
+    raised, and asking for the class must not load them: `--help` and a bad flag answer
+    without the ~0.25 s import (test_batch.py checks sys.modules)."""
+    bindings = sys.modules.get("accel.bindings")
+    return bindings.ir.MLIRError if bindings is not None else _NoMlirError
+
+
 def in_file(location, display_name: str):
     """`location` with the parser's "-" buffer replaced by `display_name`.
 
@@ -93,7 +104,7 @@ def errors_in(display_name: str) -> Iterator[None]:
     """Report AccelErrors (and MLIRErrors) raised inside at positions in `display_name`."""
     try:
         yield
-    except ir.MLIRError as e:
+    except mlir_error_type() as e:
         err = mlir_error(e)
         err.location = in_file(err.location, display_name)
         raise err from None
@@ -120,7 +131,7 @@ def run_cli(main_fn: Callable[[Sequence[str] | None], int], argv: Sequence[str] 
         print(e.render() if e.file_line_col() is not None else f"{prog}: {e.render()}",
               file=sys.stderr)
         return 1
-    except ir.MLIRError as e:
+    except mlir_error_type() as e:
         err = mlir_error(e)
         print(err.render() if err.file_line_col() is not None else f"{prog}: {err.render()}",
               file=sys.stderr)

@@ -232,7 +232,15 @@ def test_interrupting_accel_compile_at_any_moment(tmp_path, earlier):
         err = p.communicate(timeout=120)[1].decode()
         now = snapshot(tmp_path)
         if p.returncode == 0:   # finished before the signal
-            assert set(now) == set(earlier) and now != earlier and err == ""
+            assert set(now) == set(earlier) and now != earlier and err == "", (delay, err)
+            continue
+        if p.returncode == -signal.SIGINT:
+            # Before the interpreter installs its own handler (its first ~25 ms, several
+            # times that on a loaded machine) or after it began shutting down, the
+            # signal's default action ends the process: silently, and never between two
+            # renames of the set.
+            assert err == "" and (now == earlier or (set(now) == set(earlier)
+                                                     and now != earlier)), (delay, err)
             continue
         assert (p.returncode, err) == (130, "accel-compile: interrupted\n"), (delay, err)
         assert now == earlier
