@@ -4,7 +4,8 @@
 ROCDL serializer assembles and links the ISA it prints), but returns only the ELF, and
 `format=isa` would run the whole backend a second time for the text: that second run
 was ~40% of a compile that wants both (accel-compile writes `.s` beside every
-`.hsaco`; seed 001 on gfx942: 120 ms -> 70 ms). The serializer also writes that ISA
+`.hsaco`; seed 001 on gfx942 took 120 ms with the assembly, 69 ms without; with one
+run the two are ~10 ms apart). The serializer also writes that ISA
 under LLVM's debug type `serialize-to-isa` ("ISA for module: "<name>"" and the text),
 which the pinned bindings' LLVM (built with assertions) keeps; `serialize` reads it
 from there, the same bytes `format=isa` returns (test_batch.py checks), and falls back
