@@ -32,6 +32,7 @@ from accel.dialect.ops import (
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.passes.gemm_to_gpu import lower_gemms
+from accel.passes.plan_kernel import PlanKernel
 from accel.passes.registry import load_all
 from accel.pipelines.kernel import binaries, check_arch, kernel_lowering, serialization
 from accel.pipelines.textual import run_pipeline
@@ -237,6 +238,7 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
             raise AccelError("no perf config given, and perf-config selection "
                              f"({SELECT_PASS}) is not available", gemms[0].location)
         passes[SELECT_PASS]().run(module)
+    PlanKernel().run(module)
     kernels = lower_gemms(module)
     ensure_linker()
     # Only the kernels are lowered: the result is their code objects, so the host

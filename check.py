@@ -38,7 +38,7 @@ from accel.sim import Launch, run_host
 
 # The passes between a plain accel.gemm and its host function; accel-gemm-to-gpu runs
 # through `lower_gemms` (its body), which also returns the kernels' facts.
-GEMM_PIPELINE = "accel-affix-perf-config, accel-layout, accel-lower-pack"
+GEMM_PIPELINE = "accel-affix-perf-config, accel-layout, accel-lower-pack, accel-plan-kernel"
 
 # Unit roundoff of one output element.
 OUT_EPS = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8, "i32": 0.0}

@@ -28,6 +28,7 @@ from accel.api import compile_gemm, gemm_module_text
 from accel.bindings import ir, new_context
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.gemm_to_gpu import lower_gemms
+from accel.passes.plan_kernel import PlanKernel
 from accel.sim import run_kernel
 from accel.target.database import get_arch
 
@@ -174,6 +175,7 @@ def bank_conflicts(arch, in_type, config, a_layout, b_layout) -> tuple[int, int]
                             perf_config=config, accumulate=False)
     with new_context():
         module = ir.Module.parse(text)
+        PlanKernel().run(module)
         (kernel,) = lower_gemms(module)
         args = []
         for op in (kernel.a, kernel.b):

@@ -7,6 +7,7 @@ expands to
   accel-affix-perf-config{cu-count=..}   validate the given perf config or choose one
   accel-layout                           fold accel-layout chains, pack constant weights
   accel-lower-pack                       runtime accel.pack/unpack -> copy kernels
+  accel-plan-kernel                      record every kernel decision on the gemm
   accel-gemm-to-gpu                      accel.gemm -> MFMA/WMMA kernel + launch
   <kernel_lowering(arch)>                upstream: kernels to ROCDL, target attached
   <HOST_LOWERING>                        upstream: host code to LLVM
@@ -109,7 +110,7 @@ def lower_to_binaries(module: ir.Module, arch: str, fmt: str = "bin") -> None:
 class KernelPipeline(AccelPass):
     NAME = "accel-kernel-pipeline"
     SUMMARY = ("accel.gemm to gpu.binary: affix perf config, accel layout, pack kernels, "
-               "accel-gemm-to-gpu, then ROCDL lowering and serialization")
+               "kernel plan, accel-gemm-to-gpu, then ROCDL lowering and serialization")
     arch: str = option("gfx942", "target chip", choices=tuple(ARCHES))
     format: str = option("bin", "bin: ELF code object; isa: assembly text", choices=FORMATS)
     cu_count: int = option(0, "CUs of the target part, for perf-config selection (0 = default)")
@@ -127,4 +128,5 @@ def front_passes(cu_count: int = 0) -> list[AccelPass]:
     passes = load_all()
     return [passes["accel-affix-perf-config"](cu_count=cu_count),
             passes["accel-layout"](),
-            passes["accel-lower-pack"]()]
+            passes["accel-lower-pack"](),
+            passes["accel-plan-kernel"]()]

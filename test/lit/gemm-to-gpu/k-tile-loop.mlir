@@ -1,4 +1,4 @@
-// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-gemm-to-gpu)' | FileCheck %s
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' | FileCheck %s
 
 // The k-tile loop (K=256 / kPerBlock=32: 8 trips) stays a loop in LLVM, and the global
 // loads run one k-tile ahead: the loop carries the accumulator and the loaded vectors

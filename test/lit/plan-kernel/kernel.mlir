@@ -1,0 +1,29 @@
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel)' --split-input-file | FileCheck %s
+
+// k_steps_per_read: on gfx942 one 128-bit LDS read (8 f16 of kpack 8) serves two
+// 16x16x16 k-steps (4 K per lane each); gfx1100's WMMA takes 16 K per lane, one read each.
+// CHECK-LABEL: func.func @mfma
+// CHECK: k_steps_per_read = 2 : i64
+func.func @mfma(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @wmma
+// CHECK: k_steps_per_read = 1 : i64
+func.func @wmma(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// lds_buffers: scheduleVersion 2 double-buffers the tiles in LDS.
+// CHECK-LABEL: func.func @double_buffer
+// CHECK: lds_buffers = 2 : i64
+func.func @double_buffer(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:64,64,8,32,32,16,8,1,2,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
