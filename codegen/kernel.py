@@ -146,7 +146,8 @@ class GemmKernel:
                        k_lane=mma.k_base(em, lane, sup))
         copies = TileCopies(tiles=((tile_a, m_tile), (tile_b, n_tile)), tid=tid, batch=batch,
                             g=self.g)
-        accs = k_tile_loop(em, self.buffers, self.k_tiles, copies, step, accs, acc_t)
+        accs = k_tile_loop(em, self.buffers, self.plan.sched_barriers, self.k_tiles, copies,
+                           step, accs, acc_t)
 
         bias = None
         if self.bias_type:

@@ -9,9 +9,11 @@ issues its 4 buffer_load_b128 ahead of all 16 WMMAs and waits at the next k-tile
 LDS store; on gfx942 128x256 LLVM places them before the last 4 of 16 MFMAs. Cost: the
 held values, VGPRs +0..+18 over the ten cases.
 
-One LDS buffer (lds_buffers = 1): store t | barrier | load t+1, multiply t | barrier.
-Two (lds_buffers = 2): multiply t | store t+1 into the other buffer, load t+2 |
-barrier; one barrier per k-tile.
+Two LDS buffers (lds_buffers = 2): load t+1 | multiply t | store t+1 into the other
+buffer | barrier: one barrier per k-tile, the loads issued at the top and consumed after
+all of the k-tile's MMAs. One (lds_buffers = 1, when two do not fit): store t |
+barrier | load t+1 | multiply t | barrier, the loaded values carried across the back
+edge.
 """
 
 from __future__ import annotations
@@ -53,41 +55,77 @@ class TileCopies:
                           d_tile, k_tile)
 
 
-def k_tile_loop(em: Emitter, lds_buffers: int, k_tiles: int, copies: TileCopies,
-                step: MmaStep, accs: list[str], acc_type: str) -> list[str]:
-    """The whole K reduction into `accs`; returns the final accumulators."""
+# Around the MMAs of a k-tile: LLVM's machine scheduler otherwise sinks the next
+# k-tile's global loads below the MMAs (they only feed the LDS store after them), and
+# hoists the register transpose of a row-major B, which waits for those loads, above
+# them: either way the loads' latency is exposed. Measured (bench_kernel_quality.py,
+# gfx1100 4096^3, 128x128x16): without them all 4 buffer loads sat after the last of
+# 16 WMMAs (load cover 0); with the first fence only, an s_waitcnt vmcnt(0) followed
+# the loads at once (cover 0); with both, cover 16 (the k-tile's 16 WMMAs).
+PIN_LOADS = "rocdl.sched.barrier none"
+# LDS is the only memory threads share, so a k-tile boundary needs LDS traffic done and
+# every wave arrived, not global memory: amdgpu.lds_barrier (s_waitcnt lgkmcnt(0);
+# s_barrier). gpu.barrier is a workgroup fence besides, which waits for the global loads
+# in flight (vmcnt(0)) and invalidates the L0/L1 caches at every barrier.
+BARRIER = "amdgpu.lds_barrier"
+
+
+def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int,
+                copies: TileCopies, step: MmaStep, accs: list[str],
+                acc_type: str) -> list[str]:
+    """The whole K reduction into `accs`; returns the final accumulators. With
+    `sched_barriers` (the plan's) PIN_LOADS fences the MMAs of each k-tile."""
     n_acc = len(accs)
+
+    def pin() -> None:
+        if sched_barriers:
+            em.line(PIN_LOADS)
+
     if lds_buffers == 2:
         copies.put(em, 0, 0, [x for x, _ in copies.fetch(em, 0, 1)])
-        em.line("gpu.barrier")
-        staged = copies.fetch(em, 1, em.lt(1, k_tiles))
+        em.line(BARRIER)
 
-        def body(kt, carried):
-            # Tile kt is in buffer kt % 2; tile kt+1 (fetched last iteration) goes to
-            # the other one, whose readers all passed the previous barrier.
-            out = step.emit(em, em.rem(kt, 2), carried[:n_acc])
+        def tile(kt: Value, buf: int, accs_in: list[str]) -> list[str]:
+            # Tile kt is in buffer `buf`. Tile kt+1 is loaded first, multiplied under,
+            # and stored into the other buffer, whose readers all passed the previous
+            # barrier. After the last k-tile of an even count the store writes zeros
+            # (its loads are masked) into a buffer nothing reads again: no branch, so
+            # the loop stays one basic block for LLVM's scheduler.
             nxt = em.add(kt, 1)
             more = em.lt(nxt, k_tiles)
-            if isinstance(more, str):
-                with em.region(f"scf.if {more}"):
-                    copies.put(em, nxt, em.rem(nxt, 2), carried[n_acc:])
-            elif more:
-                copies.put(em, nxt, em.rem(nxt, 2), carried[n_acc:])
-            after = em.add(kt, 2)
-            ahead = copies.fetch(em, after, em.lt(after, k_tiles))
-            em.line("gpu.barrier")
-            return out + [x for x, _ in ahead]
-    else:
-        staged = copies.fetch(em, 0, 1)
+            if more == 0:   # known to be the last k-tile
+                return step.emit(em, buf, accs_in)
+            staged = [x for x, _ in copies.fetch(em, nxt, more)]
+            pin()
+            out = step.emit(em, buf, accs_in)
+            pin()
+            copies.put(em, nxt, 1 - buf, staged)
+            em.line(BARRIER)
+            return out
 
-        def body(kt, carried):
-            copies.put(em, kt, 0, carried[n_acc:])
-            em.line("gpu.barrier")
-            nxt = em.add(kt, 1)
-            ahead = copies.fetch(em, nxt, em.lt(nxt, k_tiles))
-            out = step.emit(em, 0, carried[:n_acc])
-            em.line("gpu.barrier")
-            return out + [x for x, _ in ahead]
+        def pair(i, carried):
+            # Two k-tiles per trip, so each one's buffer is a constant: LDS addresses
+            # stay loop-invariant registers plus immediate offsets.
+            kt = em.mul(i, 2)
+            return tile(em.add(kt, 1), 1, tile(kt, 0, carried))
+
+        accs = counted_loop(em, k_tiles // 2, [(x, acc_type) for x in accs], pair, "kt",
+                            unroll=False) if k_tiles >= 2 else accs
+        if k_tiles % 2:
+            # The last k-tile of an odd count, in buffer 0: nothing left to load.
+            accs = step.emit(em, 0, accs)
+        return accs
+    staged = copies.fetch(em, 0, 1)
+
+    def body(kt, carried):
+        copies.put(em, kt, 0, carried[n_acc:])
+        em.line(BARRIER)
+        nxt = em.add(kt, 1)
+        ahead = copies.fetch(em, nxt, em.lt(nxt, k_tiles))
+        pin()
+        out = step.emit(em, 0, carried[:n_acc])
+        em.line(BARRIER)
+        return out + [x for x, _ in ahead]
 
     return counted_loop(em, k_tiles, [(x, acc_type) for x in accs] + staged, body, "kt",
                         unroll=False)[:n_acc]

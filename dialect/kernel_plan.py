@@ -6,7 +6,9 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
   kernel_symbol = "accel_gemm_g1_m64_n48_k256_f16_f16_gfx942"
   mma = "v_mfma_f32_16x16x16_f16"          the MMA instruction (target database mnemonic)
   k_steps_per_read = 2                      MMA k-steps one LDS fragment read serves
-  lds_buffers = 1                           LDS copies of the A and B tiles (2: double buffer)
+  lds_buffers = 2                           LDS copies of the A and B tiles (2: double buffer)
+  sched_barriers = true                     scheduling barriers keep the next k-tile's global
+                                            loads ahead of the MMAs, its LDS stores after
   c_vector = 8                              elements per C store (and bias load)
   a_copy = {ahead = true, k_chunk = 8, slab_pad = 1, swizzle = true, swizzle_bit = 0,
             vector = 8}
@@ -79,6 +81,7 @@ class KernelPlan:
     mma: str                 # instruction mnemonic
     k_steps_per_read: int
     lds_buffers: int
+    sched_barriers: bool
     c_vector: int
     a: OperandPlan
     b: OperandPlan
@@ -89,6 +92,7 @@ class KernelPlan:
         op.attributes["mma"] = ir.StringAttr.get(self.mma)
         for name in ("k_steps_per_read", "lds_buffers", "c_vector"):
             op.attributes[name] = ir.IntegerAttr.get(i64, getattr(self, name))
+        op.attributes["sched_barriers"] = ir.BoolAttr.get(self.sched_barriers)
         op.attributes["a_copy"] = self.a.attribute()
         op.attributes["b_copy"] = self.b.attribute()
 
@@ -117,7 +121,11 @@ class KernelPlan:
             v = ints[name]
             if v < 1 or v & (v - 1):
                 raise AccelError(f"{name} must be a power of two, got {v}")
+        pin = op.attributes["sched_barriers"]
+        if not isinstance(pin, ir.BoolAttr):
+            raise AccelError("attribute 'sched_barriers' must be true or false")
         return cls(symbol=strings["kernel_symbol"], mma=strings["mma"],
+                   sched_barriers=bool(pin.value),
                    a=OperandPlan.read(op.attributes["a_copy"], "a_copy"),
                    b=OperandPlan.read(op.attributes["b_copy"], "b_copy"), **ints)
 
@@ -128,5 +136,5 @@ def _positive_or_zero(a: ir.Attribute, name: str) -> int:
     return a.value
 
 
-PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "k_steps_per_read", "lds_buffers", "c_vector",
-                   "a_copy", "b_copy")
+PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "k_steps_per_read", "lds_buffers",
+                   "sched_barriers", "c_vector", "a_copy", "b_copy")

@@ -81,7 +81,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
             raise AccelError(f"operand of {size} bytes is too large for 32-bit buffer offsets")
     mma = select_mma(arch, in_type, config.mn_per_xdl)
     bits = 8 * ELEMENT_BYTES[in_type]
-    buffers = 2 if config.double_buffered else 1
+    buffers = lds_buffers(config, in_type, arch)
     a = operand_plan("A", gemm.a_layout, in_type, shape.m, shape.k, config.m_per_block,
                      config, arch, mma)
     b = operand_plan("B", gemm.b_layout, in_type, shape.n, shape.k, config.n_per_block,
@@ -100,6 +100,8 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers,
+        # Only loads issued a k-tile ahead have anything to be kept ahead of.
+        sched_barriers=a.ahead or b.ahead,
         c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout, bias is not None),
         a=a, b=b)
 
@@ -122,6 +124,19 @@ def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accum
     if epilogue != "none":
         name += "_" + epilogue.replace("bias", "gbias" if bias_batched else "bias")
     return f"{name}_{arch}"
+
+
+def lds_buffers(config: PerfConfig, in_type: str, arch: ArchInfo) -> int:
+    """Two LDS copies of the A and B tiles (one barrier per k-tile, codegen/schedule.py)
+    when scheduleVersion asks for them (2), and by default (1) when both fit in LDS;
+    tuning/validity.py has refused a 2 whose buffers do not fit. Measured
+    (bench_kernel_quality.py, the selector's tiles on the six shapes, f16): one barrier
+    and its wait fewer per k-tile, the next tile's loads covered by a whole k-tile of
+    MMAs."""
+    if config.schedule_version == 2:
+        return 2
+    single = (config.m_per_block + config.n_per_block) * config.k_per_block
+    return 2 if 2 * single * ELEMENT_BYTES[in_type] <= arch.lds_bytes else 1
 
 
 def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int,

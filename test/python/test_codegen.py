@@ -267,7 +267,8 @@ def test_invalid_config_is_refused():
 
 def test_kernel_is_a_loop_not_an_unrolled_tile():
     """A 256x256 tile stays loops over k-tiles and k-steps: only the per-wave MMA
-    repeats (and each thread's few copy units) are unrolled."""
+    repeats (and each thread's few copy units) are unrolled, and with two LDS buffers
+    the k-tile pair of one trip (an even count of k-tiles: no tail)."""
     cfg = wave_config("gfx942", "f16", 256, 256, 4, 8, mn=32)
     ctx, module = gemm_module("gfx942", "f16", "f16", 1, 4096, 4096, 4096, "row", "row", cfg)
     with ctx:
@@ -276,7 +277,8 @@ def test_kernel_is_a_loop_not_an_unrolled_tile():
     reps_m, reps_n = kernel.reps
     sup = kernel.mma.super_step(cfg.k_per_block, cfg.kpack, 16)   # k-steps per LDS read
     assert sup == 2
-    assert text.count("amdgpu.mfma") == reps_m * reps_n * sup
+    assert kernel.buffers == 2 and kernel.k_tiles % 2 == 0
+    assert text.count("amdgpu.mfma") == reps_m * reps_n * sup * 2
     assert text.count("scf.for") >= 2        # k-tiles, k-steps (and copies not held)
     assert text.count("unroll = <disable = true>") == 1   # on the k-tile loop
     assert len(text.splitlines()) < 2000
@@ -284,12 +286,13 @@ def test_kernel_is_a_loop_not_an_unrolled_tile():
 
 def test_k_tile_loop_stays_a_loop_in_the_isa():
     """LLVM would unroll all 16 k-tiles (128 MFMAs); the k-tile loop keeps its back edge
-    while the 8 k-steps inside one k-tile are unrolled."""
+    while the 8 k-steps inside a k-tile are unrolled (two k-tiles per trip: the two
+    LDS buffers)."""
     from accel.api import compile_gemm
     r = compile_gemm("gfx942", m=64, n=64, k=1024, trans_b=True,
                      perf_config="v4:64,64,8,32,32,32,8,1,1,2,0,0,1,1")
     asm = r.kernels[0].assembly
-    assert asm.count("v_mfma_f32_32x32x8") == 8
+    assert asm.count("v_mfma_f32_32x32x8") == 2 * 8
     assert "s_cbranch" in asm
 
 
@@ -371,7 +374,7 @@ def test_gfx942_fragment_reads_are_128_bit():
     r = compile_gemm("gfx942", m=64, n=64, k=1024, trans_b=True,
                      perf_config="v4:64,64,8,32,32,32,8,1,1,2,0,0,1,1")
     asm = r.kernels[0].assembly
-    assert asm.count("ds_read_b128") == 8      # 8 k-steps, A and B: 2 * 8 / 2
+    assert asm.count("ds_read_b128") == 2 * 8  # 8 k-steps, A and B: 2 * 8 / 2; two k-tiles
     assert "ds_read_b64" not in asm and "ds_read2_b64" not in asm
 
 
