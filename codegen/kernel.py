@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from accel.codegen.builder import Emitter
 from accel.codegen.epilogue import Bias, Epilogue
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
+from accel.codegen.grid_order import grouped_tile
 from accel.codegen.mma import MmaLayout, mma_layout
 from accel.codegen.mma_step import LdsTile, MmaStep
 from accel.codegen.schedule import TileCopies, k_tile_loop
@@ -100,12 +101,15 @@ class GemmKernel:
         lds_a, lds_b = self._lds_types()
         gx, gy, gz = self.grid
         bias_arg = f", %bias: {self.bias_type}" if self.bias_type else ""
+        # rocdl.waves_per_eu reaches LLVM as the amdgpu-waves-per-eu function attribute.
+        occupancy = (f"rocdl.waves_per_eu = {self.plan.waves_per_eu} : i32, "
+                     if self.plan.waves_per_eu else "")
         return (
             f"gpu.module @{self.symbol} {{\n"
             f"  gpu.func @{self.symbol}(%A: {self.a.memref_type}, %B: {self.b.memref_type}, "
             f"%C: {self.c_type}{bias_arg})\n"
             f"      workgroup(%lds_a: {lds_a}, %lds_b: {lds_b}) kernel attributes {{"
-            f"known_block_size = array<i32: {self.block_size}, 1, 1>, "
+            f"{occupancy}known_block_size = array<i32: {self.block_size}, 1, 1>, "
             f"known_grid_size = array<i32: {gx}, {gy}, {gz}>}} {{\n"
             f"{em.body_text()}\n"
             f"      gpu.return\n"
@@ -124,6 +128,10 @@ class GemmKernel:
         n_tile = em.gpu_id("block_id x", "bx")
         m_tile = em.gpu_id("block_id y", "by")
         batch = em.gpu_id("block_id z", "bz")
+        if self.plan.grid_group > 1:
+            gx, gy, _ = self.grid
+            m_tile, n_tile = grouped_tile(em, em.add(em.mul(m_tile, gx), n_tile), gy, gx,
+                                          self.plan.grid_group)
         wave_id = em.div(tid, wave)
         lane = em.rem(tid, wave)
         wave_m = em.div(wave_id, cfg.waves_n)

@@ -10,6 +10,8 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
   sched_barriers = true                     scheduling barriers keep the next k-tile's global
                                             loads ahead of the MMAs, its LDS stores after
   c_vector = 8                              elements per C store (and bias load)
+  waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
+  grid_group = 1                            M tiles per group of the grid order (1: plain)
   a_copy = {ahead = true, k_chunk = 8, slab_pad = 1, swizzle = true, swizzle_bit = 0,
             vector = 8}
   b_copy = {...}
@@ -83,6 +85,8 @@ class KernelPlan:
     lds_buffers: int
     sched_barriers: bool
     c_vector: int
+    waves_per_eu: int
+    grid_group: int
     a: OperandPlan
     b: OperandPlan
 
@@ -90,7 +94,7 @@ class KernelPlan:
         i64 = ir.IntegerType.get_signless(64)
         op.attributes["kernel_symbol"] = ir.StringAttr.get(self.symbol)
         op.attributes["mma"] = ir.StringAttr.get(self.mma)
-        for name in ("k_steps_per_read", "lds_buffers", "c_vector"):
+        for name in _INT_KEYS:
             op.attributes[name] = ir.IntegerAttr.get(i64, getattr(self, name))
         op.attributes["sched_barriers"] = ir.BoolAttr.get(self.sched_barriers)
         op.attributes["a_copy"] = self.a.attribute()
@@ -113,8 +117,9 @@ class KernelPlan:
             if not isinstance(a, ir.StringAttr):
                 raise AccelError(f"attribute '{name}' must be a string")
             strings[name] = a.value
-        ints = {name: _positive_or_zero(op.attributes[name], name)
-                for name in ("k_steps_per_read", "lds_buffers", "c_vector")}
+        ints = {name: _positive_or_zero(op.attributes[name], name) for name in _INT_KEYS}
+        if ints["grid_group"] < 1:
+            raise AccelError("grid_group must be at least 1")
         if ints["lds_buffers"] not in (1, 2):
             raise AccelError(f"lds_buffers must be 1 or 2, got {ints['lds_buffers']}")
         for name in ("k_steps_per_read", "c_vector"):
@@ -136,5 +141,5 @@ def _positive_or_zero(a: ir.Attribute, name: str) -> int:
     return a.value
 
 
-PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "k_steps_per_read", "lds_buffers",
-                   "sched_barriers", "c_vector", "a_copy", "b_copy")
+_INT_KEYS = ("k_steps_per_read", "lds_buffers", "c_vector", "waves_per_eu", "grid_group")
+PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS

@@ -103,6 +103,12 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         # Only loads issued a k-tile ahead have anything to be kept ahead of.
         sched_barriers=a.ahead or b.ahead,
         c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout, bias is not None),
+        # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
+        # cannot hold); 0 asks nothing.
+        waves_per_eu=config.waves_per_eu,
+        # gridGroupSize M tiles per group (codegen/grid_order.py); a group of at most
+        # the M tiles there are, and 0 or 1 keep the plain order.
+        grid_group=max(1, min(config.grid_group_size, -(-shape.m // config.m_per_block))),
         a=a, b=b)
 
 

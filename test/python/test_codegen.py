@@ -458,3 +458,38 @@ def test_accel_c_and_bias_in_compiled_metadata(arch):
         ("C", [2, 2, 3, 2, 32, 8], "accel", 2 * 2 * 3 * 2 * 32 * 8 * 2),
         ("bias", [2, 48], "row", 2 * 48 * 2)]
     assert "v_max" in kernel.assembly
+
+
+# ---- schedules and the perf-config fields that shape the kernel (accel-plan-kernel) ------
+# One LDS buffer: tiles whose second copy does not fit in the 64 KiB (codegen/schedule.py).
+SINGLE_BUFFER = {"gfx942": "v4:256,128,8,64,64,32,8,1,1,2,0,0,1,1",
+                 "gfx1100": "v4:256,128,8,32,32,16,8,1,1,2,0,0,1,1",
+                 "gfx1201": "v4:128,128,16,32,32,16,8,1,1,2,0,0,1,1"}
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("a_layout,b_layout", [("row", "row"), ("transposed", "accel")])
+def test_single_buffer_schedule(arch, a_layout, b_layout):
+    cfg = config(SINGLE_BUFFER[arch])
+    ctx, module = gemm_module(arch, "f16", "f32", 1, 300, 200, 200, a_layout, b_layout, cfg)
+    with ctx:
+        (kernel,) = plan_and_lower(module)
+    assert kernel.buffers == 1
+    check(arch, "f16", "f32", 2, 300, 140, 200, a_layout=a_layout, b_layout=b_layout, cfg=cfg)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("in_t,out_t", TYPES)
+def test_grouped_grid_order_and_occupancy(arch, in_t, out_t):
+    """gridGroupSize 3 over 7 M tiles (a partial last group), wavesPerEU 2; K ragged."""
+    kpack = 8 if in_t != "i8" else 16
+    cfg = wave_config(arch, in_t, 32, 32, 4 if in_t != "i8" else 2, kpack).replace(
+        grid_group_size=3, waves_per_eu=2)
+    check(arch, in_t, out_t, 2, 200, 77, 100, cfg=cfg, b_layout="transposed")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_double_buffer_odd_k_tiles(arch):
+    """Two k-tiles per trip of the loop and the last of an odd count after it."""
+    cfg = wave_config(arch, "bf16", 32, 64, 4, 8, sched=2)
+    check(arch, "bf16", "f32", 1, 40, 70, 5 * 32 - 3, cfg=cfg)

@@ -68,3 +68,28 @@ func.func @none_ahead(%a: memref<1x256x64xf16>, %b: memref<1x64x256xf16>, %c: me
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,8,128,128,32,8,1,1,2,0,0,1,1"} : (memref<1x256x64xf16>, memref<1x64x256xf16>, memref<1x256x256xf32>) -> ()
   return
 }
+
+// -----
+
+// waves_per_eu is the perf config's wavesPerEU (0: none); grid_group its gridGroupSize,
+// at most the M tiles there are (320 / 32 = 10) and at least 1 (the plain order).
+// CHECK-LABEL: func.func @fields
+// CHECK: grid_group = 4 : i64
+// CHECK-SAME: waves_per_eu = 2 : i64
+// CHECK-LABEL: func.func @clamped
+// CHECK: grid_group = 10 : i64
+// CHECK-SAME: waves_per_eu = 0 : i64
+// CHECK-LABEL: func.func @plain
+// CHECK: grid_group = 1 : i64
+func.func @fields(%a: memref<1x320x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x320x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:32,32,4,16,16,16,8,1,1,2,2,4,1,1"} : (memref<1x320x64xf16>, memref<1x64x64xf16>, memref<1x320x64xf32>) -> ()
+  return
+}
+func.func @clamped(%a: memref<1x320x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x320x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:32,32,4,16,16,16,8,1,1,2,0,64,1,1"} : (memref<1x320x64xf16>, memref<1x64x64xf16>, memref<1x320x64xf32>) -> ()
+  return
+}
+func.func @plain(%a: memref<1x320x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x320x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:32,32,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x320x64xf16>, memref<1x64x64xf16>, memref<1x320x64xf32>) -> ()
+  return
+}
