@@ -1,7 +1,7 @@
 """Kernel quality per arch and tile: what the ISA and the simulator's LDS model show.
 
     python benchmarks/bench_kernel_quality.py [--arch gfx942] [--no-sim] [--show-asm N]
-        [--only cases|shapes]
+        [--only cases|shapes] [--schedule-version 1|2]
 
 First the main loop (the innermost loop holding MMAs) of the six GEMMs of issue 12
 with the selector's tile, per chip: MMA work share = MMA work / (MMA work + other
@@ -308,9 +308,11 @@ def main_loop_line(asm: str) -> str:
             f"mix {fmt(mix)}")
 
 
-def six_shapes(arch_filter: str | None, sim: bool) -> None:
-    """The main loop over the six shapes with the selector's tile, per chip."""
-    print("Main loop (innermost loop with MMAs), f16 -> f16, the selector's tile:")
+def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None:
+    """The main loop over the six shapes with the selector's tile, per chip (its
+    scheduleVersion replaced by `schedule` when given)."""
+    print("Main loop (innermost loop with MMAs), f16 -> f16, the selector's tile"
+          + (f", scheduleVersion {schedule}:" if schedule else ":"))
     for arch in ARCHES:
         if arch_filter and arch != arch_filter:
             continue
@@ -319,7 +321,12 @@ def six_shapes(arch_filter: str | None, sim: bool) -> None:
         for m, n, k in SIX_SHAPES:
             for trans_b in (False, True):
                 r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
-                                 trans_b=trans_b)
+                                 trans_b=trans_b, assembly=schedule is None)
+                if schedule:
+                    cfg = PerfConfig.parse(r.kernels[0].metadata["perf_config"])
+                    r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
+                                     trans_b=trans_b,
+                                     perf_config=str(cfg.replace(schedule_version=schedule)))
                 kern = r.kernels[0]
                 body = mma_loop(kern.assembly)
                 s = isa_stats(kern.assembly)
@@ -352,10 +359,12 @@ def main() -> None:
     p.add_argument("--show-asm", type=int, metavar="N", help="print the assembly of case N")
     p.add_argument("--only", choices=("cases", "shapes"), help="only the ladder cases or "
                    "only the six shapes")
+    p.add_argument("--schedule-version", type=int, choices=(1, 2),
+                   help="the six shapes with this scheduleVersion instead of the selector's")
     args = p.parse_args()
     compile_gemm("gfx942", m=64, n=64, k=64)  # warm-up
     if args.only != "cases":
-        six_shapes(args.arch, not args.no_sim)
+        six_shapes(args.arch, not args.no_sim, args.schedule_version)
     if args.only == "shapes":
         return
     for i, (arch, t, config, la, lb) in enumerate(CASES):

@@ -1,19 +1,18 @@
 """The k-tile loop: when each k-tile is loaded, stored to LDS and multiplied.
 
 Global loads run one k-tile ahead: the loads of tile t+1 are issued before the MMAs of
-tile t and their values ride in the loop's iter_args until stored to LDS, so the
-global latency hides behind a k-tile of MMAs instead of stalling every k-tile.
-Measured (benchmarks/bench_kernel_quality.py) against loading each k-tile at its
-start and waiting for it (s_waitcnt vmcnt(0)) before its first MMA: gfx1100 128x128
-issues its 4 buffer_load_b128 ahead of all 16 WMMAs and waits at the next k-tile's
-LDS store; on gfx942 128x256 LLVM places them before the last 4 of 16 MFMAs. Cost: the
-held values, VGPRs +0..+18 over the ten cases.
+tile t and waited for after them, so their latency hides behind a k-tile of MMAs
+instead of stalling every k-tile (PIN_LOADS keeps LLVM from undoing it). Measured
+(benchmarks/bench_kernel_quality.py, load cover: MMA work between a load and its wait,
+in 16x16x16 units, on the selector's 4096^3 tiles): gfx942 8 -> 32, gfx1100 0 -> 16,
+gfx1201 16 -> 16 (B transposed 0 -> 16). Cost: the held values, as the register
+estimate's copy staging allows (tuning/validity.py).
 
-Two LDS buffers (lds_buffers = 2): load t+1 | multiply t | store t+1 into the other
-buffer | barrier: one barrier per k-tile, the loads issued at the top and consumed after
-all of the k-tile's MMAs. One (lds_buffers = 1, when two do not fit): store t |
-barrier | load t+1 | multiply t | barrier, the loaded values carried across the back
-edge.
+One LDS buffer (lds_buffers = 1, scheduleVersion 1): store t | barrier | load t+1 |
+multiply t | barrier, the loaded values carried across the back edge. Two
+(lds_buffers = 2, scheduleVersion 2): load t+1 | multiply t | store t+1 into the other
+buffer | barrier: one barrier per k-tile, two k-tiles per trip of the loop. Either way
+the loads are issued before a k-tile's MMAs and waited for after all of them.
 """
 
 from __future__ import annotations

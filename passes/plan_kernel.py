@@ -81,7 +81,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
             raise AccelError(f"operand of {size} bytes is too large for 32-bit buffer offsets")
     mma = select_mma(arch, in_type, config.mn_per_xdl)
     bits = 8 * ELEMENT_BYTES[in_type]
-    buffers = lds_buffers(config, in_type, arch)
+    buffers = lds_buffers(config)
     a = operand_plan("A", gemm.a_layout, in_type, shape.m, shape.k, config.m_per_block,
                      config, arch, mma)
     b = operand_plan("B", gemm.b_layout, in_type, shape.n, shape.k, config.n_per_block,
@@ -132,17 +132,16 @@ def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accum
     return f"{name}_{arch}"
 
 
-def lds_buffers(config: PerfConfig, in_type: str, arch: ArchInfo) -> int:
-    """Two LDS copies of the A and B tiles (one barrier per k-tile, codegen/schedule.py)
-    when scheduleVersion asks for them (2), and by default (1) when both fit in LDS;
-    tuning/validity.py has refused a 2 whose buffers do not fit. Measured
-    (bench_kernel_quality.py, the selector's tiles on the six shapes, f16): one barrier
-    and its wait fewer per k-tile, the next tile's loads covered by a whole k-tile of
-    MMAs."""
-    if config.schedule_version == 2:
-        return 2
-    single = (config.m_per_block + config.n_per_block) * config.k_per_block
-    return 2 if 2 * single * ELEMENT_BYTES[in_type] <= arch.lds_bytes else 1
+def lds_buffers(config: PerfConfig) -> int:
+    """Two LDS copies of the A and B tiles for scheduleVersion 2 (rocMLIR's double
+    buffer; tuning/validity.py has refused one whose copies do not fit), one for its
+    default, 1. Two copies take one barrier per k-tile and two k-tiles per trip of the
+    loop (codegen/schedule.py). Measured (bench_kernel_quality.py --schedule-version 2,
+    the selector's tiles on the large shapes, B row-major): main-loop work share gfx942
+    0.376 -> 0.427, gfx1100 0.174 -> 0.185, gfx1201 0.170 -> 0.209 against one copy; but
+    the doubled loop costs compile time, median CPU time over bench_compile.py's 18
+    kernels 82 -> 122 ms, so it is not the default."""
+    return 2 if config.schedule_version == 2 else 1
 
 
 def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int,

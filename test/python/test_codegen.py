@@ -267,8 +267,7 @@ def test_invalid_config_is_refused():
 
 def test_kernel_is_a_loop_not_an_unrolled_tile():
     """A 256x256 tile stays loops over k-tiles and k-steps: only the per-wave MMA
-    repeats (and each thread's few copy units) are unrolled, and with two LDS buffers
-    the k-tile pair of one trip (an even count of k-tiles: no tail)."""
+    repeats (and each thread's few copy units) are unrolled."""
     cfg = wave_config("gfx942", "f16", 256, 256, 4, 8, mn=32)
     ctx, module = gemm_module("gfx942", "f16", "f16", 1, 4096, 4096, 4096, "row", "row", cfg)
     with ctx:
@@ -277,8 +276,7 @@ def test_kernel_is_a_loop_not_an_unrolled_tile():
     reps_m, reps_n = kernel.reps
     sup = kernel.mma.super_step(cfg.k_per_block, cfg.kpack, 16)   # k-steps per LDS read
     assert sup == 2
-    assert kernel.buffers == 2 and kernel.k_tiles % 2 == 0
-    assert text.count("amdgpu.mfma") == reps_m * reps_n * sup * 2
+    assert text.count("amdgpu.mfma") == reps_m * reps_n * sup
     assert text.count("scf.for") >= 2        # k-tiles, k-steps (and copies not held)
     assert text.count("unroll = <disable = true>") == 1   # on the k-tile loop
     assert len(text.splitlines()) < 2000
@@ -286,13 +284,12 @@ def test_kernel_is_a_loop_not_an_unrolled_tile():
 
 def test_k_tile_loop_stays_a_loop_in_the_isa():
     """LLVM would unroll all 16 k-tiles (128 MFMAs); the k-tile loop keeps its back edge
-    while the 8 k-steps inside a k-tile are unrolled (two k-tiles per trip: the two
-    LDS buffers)."""
+    while the 8 k-steps inside one k-tile are unrolled."""
     from accel.api import compile_gemm
     r = compile_gemm("gfx942", m=64, n=64, k=1024, trans_b=True,
                      perf_config="v4:64,64,8,32,32,32,8,1,1,2,0,0,1,1")
     asm = r.kernels[0].assembly
-    assert asm.count("v_mfma_f32_32x32x8") == 2 * 8
+    assert asm.count("v_mfma_f32_32x32x8") == 8
     assert "s_cbranch" in asm
 
 
@@ -374,7 +371,7 @@ def test_gfx942_fragment_reads_are_128_bit():
     r = compile_gemm("gfx942", m=64, n=64, k=1024, trans_b=True,
                      perf_config="v4:64,64,8,32,32,32,8,1,1,2,0,0,1,1")
     asm = r.kernels[0].assembly
-    assert asm.count("ds_read_b128") == 2 * 8  # 8 k-steps, A and B: 2 * 8 / 2; two k-tiles
+    assert asm.count("ds_read_b128") == 8      # 8 k-steps, A and B: 2 * 8 / 2
     assert "ds_read_b64" not in asm and "ds_read2_b64" not in asm
 
 
@@ -461,7 +458,7 @@ def test_accel_c_and_bias_in_compiled_metadata(arch):
 
 
 # ---- schedules and the perf-config fields that shape the kernel (accel-plan-kernel) ------
-# One LDS buffer: tiles whose second copy does not fit in the 64 KiB (codegen/schedule.py).
+# Large tiles with one LDS buffer (scheduleVersion 1), 256 to 1024 threads.
 SINGLE_BUFFER = {"gfx942": "v4:256,128,8,64,64,32,8,1,1,2,0,0,1,1",
                  "gfx1100": "v4:256,128,8,32,32,16,8,1,1,2,0,0,1,1",
                  "gfx1201": "v4:128,128,16,32,32,16,8,1,1,2,0,0,1,1"}
@@ -490,6 +487,11 @@ def test_grouped_grid_order_and_occupancy(arch, in_t, out_t):
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_double_buffer_odd_k_tiles(arch):
-    """Two k-tiles per trip of the loop and the last of an odd count after it."""
+    """scheduleVersion 2: two k-tiles per trip of the loop, the last of an odd count
+    after it."""
     cfg = wave_config(arch, "bf16", 32, 64, 4, 8, sched=2)
+    ctx, module = gemm_module(arch, "bf16", "f32", 1, 40, 70, 5 * 32 - 3, "row", "row", cfg)
+    with ctx:
+        (kernel,) = plan_and_lower(module)
+    assert kernel.buffers == 2 and kernel.k_tiles == 5
     check(arch, "bf16", "f32", 1, 40, 70, 5 * 32 - 3, cfg=cfg)

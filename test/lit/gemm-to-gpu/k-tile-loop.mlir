@@ -1,6 +1,6 @@
 // RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' --split-input-file | FileCheck %s
 
-// Two LDS buffers (they fit, so the plan's default): the first k-tile is stored before
+// Two LDS buffers (scheduleVersion 2): the first k-tile is stored before
 // the loop; each trip of the k-tile loop (K=256 / kPerBlock=32: 8 k-tiles, 4 trips) runs
 // two k-tiles, buffer 0 then buffer 1, each as: global loads of the next k-tile | MMAs |
 // LDS store of the loaded values into the other buffer | one LDS barrier. Scheduling
@@ -29,7 +29,7 @@
 // CHECK-NEXT: } {loop_annotation = #[[ANN]]}
 // CHECK-NOT: gpu.barrier
 func.func @double_buffer(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf16>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf16>) -> ()
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,2,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf16>) -> ()
   return
 }
 
@@ -45,23 +45,23 @@ func.func @double_buffer(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c:
 // CHECK-NOT: amdgpu.lds_barrier
 // CHECK: amdgpu.raw_buffer_store
 func.func @odd(%a: memref<1x64x160xf16>, %b: memref<1x160x48xf16>, %c: memref<1x64x48xf16>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x160xf16>, memref<1x160x48xf16>, memref<1x64x48xf16>) -> ()
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,2,2,0,0,1,1"} : (memref<1x64x160xf16>, memref<1x160x48xf16>, memref<1x64x48xf16>) -> ()
   return
 }
 
 // -----
 
-// One LDS buffer (a 256x256x64 f16 tile fills the 64 KiB): store k-tile t | barrier |
-// loads of t+1 | MMAs of t | barrier; the loaded values ride in the loop's iter_args.
+// One LDS buffer (scheduleVersion 1): store k-tile t | barrier | loads of t+1 |
+// MMAs of t | barrier; the loaded values ride in the loop's iter_args.
 // CHECK-LABEL: func.func @single_buffer
-// CHECK: scf.for %{{.*}} = %c0_i32 to %c4_i32 step %c1_i32 iter_args({{.*}}) -> (vector<16xf32>,
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c8_i32 step %c1_i32 iter_args({{.*}}) -> (vector<4xf32>, vector<8xf16>, vector<8xf16>, vector<8xf16>) : i32 {
 // CHECK: vector.store
 // CHECK: amdgpu.lds_barrier
 // CHECK: rocdl.sched.barrier none
-// CHECK: amdgpu.mfma 32x32x8
+// CHECK: amdgpu.mfma 16x16x16
 // CHECK: amdgpu.lds_barrier
 // CHECK-NEXT: scf.yield
-func.func @single_buffer(%a: memref<1x256x256xf16>, %b: memref<1x256x256xf16>, %c: memref<1x256x256xf16>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,8,128,64,32,8,1,1,2,0,0,1,1"} : (memref<1x256x256xf16>, memref<1x256x256xf16>, memref<1x256x256xf16>) -> ()
+func.func @single_buffer(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf16>) -> ()
   return
 }

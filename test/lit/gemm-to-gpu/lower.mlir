@@ -8,9 +8,8 @@
 // CHECK-SAME: args(%{{.*}} : memref<2x64x40xf16>, %{{.*}} : memref<2x48x40xf16>, %{{.*}} : memref<2x64x48xf32>)
 // CHECK: gpu.module @accel_gemm_g2_m64_n48_k40_f16_f32_rt_gfx942
 // LDS tiles of 4 slabs x 32 rows x kpack 8, each slab padded by 8/4 = 2 rows against
-// bank conflicts (codegen/global_copy.py, row_key): 4 * 34 * 8 = 1088 f16, twice (two
-// LDS buffers fit: accel-plan-kernel's default).
-// CHECK: gpu.func @accel_gemm_g2_m64_n48_k40_f16_f32_rt_gfx942({{.*}}) workgroup({{.*}}memref<2176xf16, #gpu.address_space<workgroup>>{{.*}}memref<2176xf16, #gpu.address_space<workgroup>>) kernel
+// bank conflicts (codegen/global_copy.py, row_key): 4 * 34 * 8 = 1088 f16.
+// CHECK: gpu.func @accel_gemm_g2_m64_n48_k40_f16_f32_rt_gfx942({{.*}}) workgroup({{.*}}memref<1088xf16, #gpu.address_space<workgroup>>{{.*}}memref<1088xf16, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 2, 2, 2>
 // K=40 is not a multiple of kPerBlock=32: the loads carry a validity predicate that
 // sends an invalid vector's batch index to G=2 (past the end of the buffer).

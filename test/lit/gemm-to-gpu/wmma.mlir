@@ -1,8 +1,7 @@
 // RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' | FileCheck %s
 
-// kpack 16 f16 rows are 32 bytes: no swizzle, no padding (16 x 32 f16 per operand, in
-// two LDS buffers).
-// CHECK: workgroup(%{{.*}} : memref<1024xf16, #gpu.address_space<workgroup>>
+// kpack 16 f16 rows are 32 bytes: no swizzle, no padding (16 x 32 f16 per operand).
+// CHECK: workgroup(%{{.*}} : memref<512xf16, #gpu.address_space<workgroup>>
 // gfx1100 takes 16 f16 per lane; gfx1201 takes 8 (K split between half-waves).
 // CHECK: amdgpu.wmma 16x16x16 {{.*}} : vector<16xf16>, vector<16xf16>, vector<8xf32>
 // scheduleVersion 2 doubles the LDS tiles: 2 x (2 slabs x (32 + 4 padding rows) x 8).
