@@ -36,6 +36,7 @@ import numpy as np
 
 from accel.api import compile_gemm, gemm_module_text
 from accel.bindings import ir, new_context
+from accel.diagnostics import AccelError
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.plan_kernel import PlanKernel
@@ -322,11 +323,17 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
             for trans_b in (False, True):
                 r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
                                  trans_b=trans_b, assembly=schedule is None)
+                kept = ""
                 if schedule:
                     cfg = PerfConfig.parse(r.kernels[0].metadata["perf_config"])
-                    r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
-                                     trans_b=trans_b,
-                                     perf_config=str(cfg.replace(schedule_version=schedule)))
+                    try:
+                        r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
+                                         trans_b=trans_b, perf_config=str(
+                                             cfg.replace(schedule_version=schedule)))
+                    except AccelError as e:   # e.g. two LDS copies that do not fit
+                        kept = f" (scheduleVersion {schedule} refused: {e.message[-60:]})"
+                        r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16",
+                                         out_type="f16", trans_b=trans_b, perf_config=str(cfg))
                 kern = r.kernels[0]
                 body = mma_loop(kern.assembly)
                 s = isa_stats(kern.assembly)
@@ -341,7 +348,7 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
                 print(f"  {arch} {m}x{n}x{k} B={'transposed' if trans_b else 'row'} "
                       f"{kern.metadata['perf_config']} vgpr={s['vgprs']}"
                       + (f"+agpr={s['agprs']}" if s["agprs"] else "")
-                      + f" scratch={s['scratch']}B spills={s['spills']}{sim_text}")
+                      + f" scratch={s['scratch']}B spills={s['spills']}{sim_text}{kept}")
                 print(f"      {main_loop_line(kern.assembly)}")
         for trans_b in (False, True):
             cover = large_cover[trans_b]
