@@ -137,7 +137,7 @@ def lds_buffers(config: PerfConfig) -> int:
     buffer; tuning/validity.py has refused one whose copies do not fit), one for its
     default, 1. Two copies take one barrier per k-tile and two k-tiles per trip of the
     loop (codegen/schedule.py). Measured (bench_kernel_quality.py --schedule-version 2,
-    the selector's tiles on the large shapes, B row-major): main-loop work share gfx942
+    the selector's 4096^3 tiles, B row-major): main-loop work share gfx942
     0.376 -> 0.427, gfx1100 0.174 -> 0.185, gfx1201 0.170 -> 0.209 against one copy; but
     the doubled loop costs compile time, median CPU time over bench_compile.py's 18
     kernels 82 -> 122 ms, so it is not the default."""
