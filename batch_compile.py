@@ -59,7 +59,8 @@ def _compile(unit: Unit, assembly: bool) -> CompiledKernel:
         pipeline = KernelPipeline(arch=arch)
         (kernel,) = pipeline.to_kernel_ir(module).gemms
         if unit.variant:
-            kernel = replace(kernel, symbol=f"{kernel.symbol}_v{unit.variant}")
+            plan = replace(kernel.plan, symbol=f"{kernel.symbol}_v{unit.variant}")
+            kernel = replace(kernel, plan=plan)
             module = ir.Module.parse(f"module attributes {{gpu.container_module}} {{\n"
                                      f"{kernel.module_text()}}}\n")
         return _lowered(module, kernel, pipeline, assembly)

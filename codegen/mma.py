@@ -154,7 +154,11 @@ def select_mma(arch: ArchInfo, a_type: str, b_type: str, mn_per_xdl: int) -> Mma
     if not pick:
         raise AccelError(f"no {arch.mma_kind} instruction for {a_type} x {b_type} with mnPerXdl="
                          f"{mn_per_xdl} on {arch.name}")
-    instr = pick[0]
+    return mma_layout(arch, pick[0])
+
+
+def mma_layout(arch: ArchInfo, instr: MmaInstr) -> MmaLayout:
+    """The lane mapping of one of `arch`'s instructions."""
     if instr.kind == "mfma":
         # gfx942 single-block rule (LAYOUTS.md): 32x32xK splits K in 2 runs, 16x16xK in 4.
         runs = 64 // instr.m

@@ -28,7 +28,8 @@ conversion to the output type,
   "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx1100", epilogue = "bias_relu", ...}
       : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf16>, memref<48xf16>) -> ()
 
-After `accel-affix-perf-config` the op also carries block_size, grid_size and padded_m/n/k.
+After `accel-affix-perf-config` the op also carries block_size, grid_size and padded_m/n/k,
+and after `accel-plan-kernel` its kernel plan (dialect/kernel_plan.py).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.element_types import FP8_FORMATS, is_fp8
+from accel.dialect.kernel_plan import PLAN_ATTRIBUTES
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, get_arch
 
@@ -446,7 +448,8 @@ class GemmOp:
 # is a typo (`accumlate` would otherwise be ignored and C silently overwritten);
 # prefixed names ("foo.bar") are discardable attributes other tools may attach.
 GEMM_ATTRIBUTES = ("arch", "a_layout", "b_layout", "c_layout", "perf_config", "accumulate",
-                   "epilogue", "block_size", "grid_size", "padded_m", "padded_n", "padded_k")
+                   "epilogue", "block_size", "grid_size", "padded_m", "padded_n",
+                   "padded_k") + PLAN_ATTRIBUTES
 PACK_ATTRIBUTES = ("transposed",)
 
 

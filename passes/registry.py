@@ -90,7 +90,7 @@ def _convert(pass_name: str, f: dataclasses.Field, text: str):
 
 
 # Every pass module, in pipeline order: importing one registers its pass.
-PASS_MODULES = ("from_migraphx", "from_linalg", "affix_perf_config", "accel_layout",
+PASS_MODULES = ("from_migraphx", "from_linalg", "affix_perf_config", "accel_layout", "plan_kernel",
                 "lower_pack", "gemm_to_gpu")
 
 

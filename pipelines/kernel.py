@@ -7,6 +7,7 @@ stands for these steps (`KernelPipeline.steps`; `--mlir-print-ir-after-all` dump
   accel-affix-perf-config{arch=.. cu-count=..}  validate the given perf config or choose one
   accel-layout                                  fold accel-layout chains, pack constant weights
   accel-lower-pack                              runtime accel.pack/unpack -> copy kernels
+  accel-plan-kernel                             record every kernel decision on the gemm
   accel-gemm-to-gpu                             accel.gemm -> MFMA/WMMA kernel + launch
   <kernel_lowering(arch)>                       upstream: kernels to ROCDL, target attached
   <HOST_LOWERING>                               upstream: host code to LLVM
@@ -27,6 +28,7 @@ from accel.passes.accel_layout import AccelLayout
 from accel.passes.affix_perf_config import AffixPerfConfig
 from accel.passes.gemm_to_gpu import GemmToGpu, lower_gemms
 from accel.passes.lower_pack import LowerPack, PackKernel, lower_packs
+from accel.passes.plan_kernel import PlanKernel
 from accel.passes.registry import option, register
 from accel.pipelines.textual import PipelinePass, Step, UpstreamSegment, run_steps
 from accel.target.database import ARCHES
@@ -96,7 +98,7 @@ class KernelIR:
 class KernelPipeline(PipelinePass):
     NAME = "accel-kernel-pipeline"
     SUMMARY = ("accel.gemm to gpu.binary: affix perf config, accel layout, pack kernels, "
-               "accel-gemm-to-gpu, then ROCDL lowering and serialization")
+               "kernel plan, accel-gemm-to-gpu, then ROCDL lowering and serialization")
     arch: str = option("gfx942", "target chip", choices=tuple(ARCHES))
     format: str = option("bin", "bin: ELF code object; isa: assembly text", choices=FORMATS)
     cu_count: int = option(0, "CUs of the target part, for perf-config selection (0 = default)")
@@ -117,7 +119,8 @@ class KernelPipeline(PipelinePass):
         return [UpstreamSegment(serialization(fmt), verify=False)]
 
     def steps(self) -> list[Step]:
-        return [*self.front_steps(), LowerPack(), GemmToGpu(), *self.kernel_steps(),
+        return [*self.front_steps(), LowerPack(), PlanKernel(), GemmToGpu(),
+                *self.kernel_steps(),
                 UpstreamSegment(HOST_LOWERING, verify=False),
                 *self.serialization_steps(self.format)]
 
@@ -126,5 +129,6 @@ class KernelPipeline(PipelinePass):
         facts. LowerPack and GemmToGpu run through their bodies, which return them."""
         run_steps(module, self.front_steps())
         packs = lower_packs(module)
+        PlanKernel().run(module)
         gemms = lower_gemms(module)
         return KernelIR(tuple(packs), tuple(gemms))

@@ -53,6 +53,12 @@ class ArchInfo:
     sgprs: int
     mma: tuple[MmaInstr, ...]
     cu_source: str
+    # Occupancy: a SIMD holds at most max_waves_per_simd waves, and their registers
+    # share simd_regs_per_lane per lane. Measured with LLVM's own occupancy report (the
+    # amdgpu-waves-per-eu warning, bench kernels): gfx1100 234 VGPRs -> 6 waves, gfx1201
+    # 196 -> 7 (1536 / n); gfx942 124 VGPRs + AGPRs from 124 -> 2 (512 / 252).
+    max_waves_per_simd: int = 16
+    simd_regs_per_lane: int = 1536
 
     def mma_for(self, in_type: str, b_type: str | None = None) -> tuple[MmaInstr, ...]:
         """The instructions for A of `in_type` and B of `b_type` (default: the same),
@@ -127,7 +133,8 @@ ARCHES: dict[str, ArchInfo] = {
         lds_bytes=64 * 1024,
         # 512 per lane shared by ArchVGPRs and AccVGPRs (unified register file, CDNA3 ISA).
         vgprs_per_lane=512, max_threads_per_block=1024, sgprs=102, mma=_GFX942_MMA,
-        cu_source="MI300X: 304 CUs (AMD Instinct MI300X data sheet)"),
+        cu_source="MI300X: 304 CUs (AMD Instinct MI300X data sheet)",
+        max_waves_per_simd=8, simd_regs_per_lane=512),
     "gfx1100": ArchInfo(
         name="gfx1100", family="rdna3", mma_kind="wmma", cu_count=96, wave_size=32,
         lds_bytes=64 * 1024, vgprs_per_lane=256, max_threads_per_block=1024, sgprs=106,

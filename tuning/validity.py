@@ -139,6 +139,17 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
             errors.append(f"kpack: kpack {c.kpack} and the {instr.shape} per-lane K run {kb} "
                           f"must divide one another")
 
+    errors.extend(schedule_errors(arch, c))
+    if instr is not None and split_ok and c.waves_per_eu:
+        regs = register_estimate(arch, instr, c, in_type)
+        share = arch.simd_regs_per_lane // c.waves_per_eu
+        if c.waves_per_eu > arch.max_waves_per_simd:
+            errors.append(f"waves-per-eu: wavesPerEU {c.waves_per_eu} is more than the "
+                          f"{arch.max_waves_per_simd} waves a SIMD of {arch.name} holds")
+        elif regs > share:
+            errors.append(f"waves-per-eu: {c.waves_per_eu} waves per SIMD leave {share} "
+                          f"registers a lane, the tile needs about {regs}")
+
     if c.split_k != 1:
         errors.append(f"split-k: splitKFactor {c.split_k} is not supported (codegen has no "
                       f"split-K yet; use 1)")
@@ -157,6 +168,35 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
 
     if split_ok:
         errors.extend(grid_errors(arch, shape, c))
+    return errors
+
+
+# rocMLIR's scheduleVersion values (its GemmLoadTileType): 1 the default pipeline, 2 two
+# LDS buffers, 3 and 4 the same with global loads written straight to LDS.
+SCHEDULE_VERSIONS = {1: "default", 2: "double buffer", 3: "direct-to-LDS",
+                     4: "direct-to-LDS double buffer"}
+# outputSwizzle: 0 off, 1 on (C through LDS), 2 the compiler's choice.
+OUTPUT_SWIZZLES = (0, 1, 2)
+
+
+def schedule_errors(arch: ArchInfo, config: PerfConfig) -> list[str]:
+    """scheduleVersion and outputSwizzle values this arch and codegen can honour."""
+    errors = []
+    v = config.schedule_version
+    if v not in SCHEDULE_VERSIONS:
+        errors.append(f"schedule-version: scheduleVersion {v} is not one of rocMLIR's "
+                      f"1-4 ({', '.join(f'{k} {n}' for k, n in SCHEDULE_VERSIONS.items())})")
+    elif v in (3, 4):
+        why = ("its 32-bit global-to-LDS loads have no codegen in accel"
+               if arch.mma_kind == "mfma" else "it has no global-to-LDS loads")
+        errors.append(f"schedule-version: scheduleVersion {v} ({SCHEDULE_VERSIONS[v]}) "
+                      f"cannot be built for {arch.name}: {why}; use 1 or 2")
+    if config.output_swizzle not in OUTPUT_SWIZZLES:
+        errors.append(f"output-swizzle: outputSwizzle {config.output_swizzle} is not 0, 1 or 2")
+    elif config.output_swizzle == 1:
+        errors.append("output-swizzle: outputSwizzle 1 (C through LDS) has no codegen in "
+                      "accel; 0 and 2 store C straight from the accumulators, each lane a "
+                      "run of consecutive columns of one row")
     return errors
 
 

@@ -23,7 +23,7 @@ from accel.sim import run_host
 
 INPUTS = Path(__file__).parents[1] / "lit" / "from-migraphx" / "Inputs"
 PIPELINE = ("accel-from-migraphx, accel-affix-perf-config, accel-layout, accel-lower-pack, "
-            "accel-gemm-to-gpu")
+            "accel-plan-kernel, accel-gemm-to-gpu")
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
 SEED_CONFIG = "v3:32,32,8,16,16,8,1,2,2,1,1"
 D_PER_BLOCK, KPACK_PER_BLOCK, KPACK = 32, 8, 8     # the blocking SEED_CONFIG implies

@@ -25,6 +25,7 @@ from accel.dialect.element_types import FP8_FORMATS, NUMPY_TYPES
 from accel.dialect.ops import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.gemm_to_gpu import lower_gemms
+from accel.passes.plan_kernel import PlanKernel
 from accel.pipelines.textual import run_pipeline
 from accel.sim import fp8 as sim_fp8
 from accel.sim import run_host, run_kernel_text
@@ -391,6 +392,7 @@ def _host_run(text, arch, passes, args):
     with new_context():
         module = ir.Module.parse(text)
         run_pipeline(module, passes)
+        PlanKernel().run(module)
         lower_gemms(module)
         kernels = [op.attributes["sym_name"].value for op in module.body.operations
                    if op.operation.name == "gpu.module"]

@@ -688,8 +688,9 @@ PASS_CHAINS = [
     ["--accel-affix-perf-config"],
     ["--accel-layout=a=accel b=accel"],
     ["--accel-gemm-to-gpu"],
+    ["--accel-plan-kernel"],
     ["--accel-affix-perf-config", "--accel-layout=a=accel b=accel", "--accel-lower-pack",
-     "--accel-gemm-to-gpu"],
+     "--accel-plan-kernel", "--accel-gemm-to-gpu"],
 ]
 
 

@@ -8,6 +8,7 @@ import accel.pipelines.serialize as serialize_mod
 from accel.api import compile_module, gemm_module_text
 from accel.bindings import ir, new_context
 from accel.passes.gemm_to_gpu import lower_gemms
+from accel.passes.plan_kernel import PlanKernel
 from accel.pipelines.kernel import KernelPipeline, binaries
 from accel.pipelines.textual import run_steps
 
@@ -18,6 +19,7 @@ TEXT = gemm_module_text("gfx1100", g=2, m=40, n=72, k=48, in_type="bf16", out_ty
 
 def lowered(ctx) -> ir.Module:
     module = ir.Module.parse(TEXT, context=ctx)
+    PlanKernel().run(module)
     lower_gemms(module)
     run_steps(module, KernelPipeline(arch="gfx1100").kernel_steps())
     return module

@@ -1,4 +1,4 @@
-// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-gemm-to-gpu)' | FileCheck %s
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' | FileCheck %s
 
 // gfx942, fp8 A x bf8 B on the 32x32x16 MFMA: each LDS tile keeps its operand's type
 // (kpack 16 fp8 rows are 16 bytes: swizzled, one padding row per slab, 8 x (64 + 1) x 16).
