@@ -57,18 +57,14 @@ class CostParams:
     chip_bytes_per_clock: float          # effective operand bandwidth of the whole chip
     cu_bytes_per_clock: float            # what one CU alone can pull from L2
     lds_bytes_per_clock: int             # per CU
+    load_latency: int                    # clocks from a global load's issue to its data
+    sync_clocks: int                     # per k-tile: barriers, LDS store -> read latency
     source: str
 
     def units(self, arch: ArchInfo) -> int:
         return max(1, arch.cu_count // self.cus_per_unit)
 
 
-# A global load that hits L2/MALL takes several hundred cycles on CDNA3 and RDNA3;
-# a k-step whose work is shorter than this leaves the CU waiting.
-LOAD_LATENCY = 900
-# Cycles a workgroup loses at each k-step's barrier: an LDS store's latency, the
-# barrier, the first LDS read's latency (~100 cycles each). An assumption, not measured.
-BARRIER = 256
 # 16x16 MFMAs peak at the same FLOP rate as 32x32 (CDNA3 ISA: 8 vs 16 passes for
 # half the work) but need twice the instructions and LDS reads per FLOP; assumed 10%
 # slower sustained. WMMA has one tile, so no factor there.
@@ -83,6 +79,7 @@ COST_PARAMS: dict[str, CostParams] = {
         simds_per_cu=4, vgprs_per_simd_lane=512, max_waves_per_simd=8,
         # 5.3 TB/s HBM3 x 2.6 (the cache factor calibrated on gfx1100) at 2.1 GHz.
         chip_bytes_per_clock=6560.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
+        load_latency=1200, sync_clocks=500,
         source="MI300X data sheet; CDNA3 ISA (4 SIMDs, 512 VGPR+AGPR per lane); "
                "bandwidth scaled from the gfx1100 calibration"),
     "gfx1100": CostParams(
@@ -94,6 +91,7 @@ COST_PARAMS: dict[str, CostParams] = {
         # 1536x1536x1024, which this model reproduces with ~912 B/clock (2.3 TB/s,
         # 2.6x the 864 GB/s DRAM: the Infinity Cache serves the re-reads).
         chip_bytes_per_clock=912.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
+        load_latency=2000, sync_clocks=600,
         source="Radeon PRO W7900 specs; RDNA3 ISA (2 SIMD32 per CU, 1536 VGPRs per "
                "lane); chip bandwidth calibrated to seed 000"),
     "gfx1201": CostParams(
@@ -103,6 +101,7 @@ COST_PARAMS: dict[str, CostParams] = {
         simds_per_cu=2, vgprs_per_simd_lane=1536, max_waves_per_simd=16,
         # 640 GB/s GDDR6 x 2.6 (the gfx1100 cache factor) at 2.97 GHz.
         chip_bytes_per_clock=560.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
+        load_latency=2000, sync_clocks=600,
         source="RX 9070 XT specs; RDNA4 like RDNA3 per CU; bandwidth scaled from the "
                "gfx1100 calibration"),
 }
@@ -147,6 +146,7 @@ class ConfigTerms:
     mma_rate: float
     simds: int
     num_waves: int
+    depth: int
 
 
 def config_terms(arch: ArchInfo, in_type: str, config: PerfConfig, instr: MmaInstr,
@@ -162,7 +162,8 @@ def config_terms(arch: ArchInfo, in_type: str, config: PerfConfig, instr: MmaIns
         flops=2 * mpb * npb * kpb, global_bytes=(mpb + npb) * kpb * eb,
         lds_traffic=(reads + mpb + npb) * kpb * eb,
         mma_rate=p.mma_flops_per_clock[in_type] * width * mma_efficiency(instr),
-        simds=p.simds_per_cu * width, num_waves=config.num_waves)
+        simds=p.simds_per_cu * width, num_waves=config.num_waves,
+        depth=pipeline_depth(config))
 
 
 def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
@@ -176,13 +177,23 @@ def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
 STEP_LIMITS = ("compute", "lds", "global", "latency")
 
 
+def pipeline_depth(config: PerfConfig) -> int:
+    """K-tiles of global loads in flight ahead of the MMAs that consume them.
+
+    codegen/kernel.py issues the loads of k-tile t+1 before the MMAs of tile t (both
+    schedules): one k-tile of the workgroup's own work covers a load's latency."""
+    return 1
+
+
 def _step_terms(t: ConfigTerms, r: int) -> tuple[float, float, float, float]:
-    """Clocks of one k-step's work for r concurrent tiles on one unit, by STEP_LIMITS."""
+    """Clocks of one k-step of r concurrent tiles on one unit, by STEP_LIMITS: the
+    unit's shared MMA, LDS and L2 pipes, and the load latency that the pipeline and
+    the other resident tiles' work must cover."""
     p = t.params
     return (r * t.flops / (t.mma_rate * min(1.0, r * t.num_waves / t.simds)),
             r * t.lds_traffic / (p.lds_bytes_per_clock * t.width),
             r * t.global_bytes / (p.cu_bytes_per_clock * t.width),
-            float(LOAD_LATENCY))
+            p.load_latency / t.depth)
 
 
 def _clocks(t: ConfigTerms, out_type: str, launch: Launch) -> tuple[float, float, int, int]:
@@ -194,12 +205,12 @@ def _clocks(t: ConfigTerms, out_type: str, launch: Launch) -> tuple[float, float
     per_unit = ceil_div(grid, t.units)
     resident = min(per_unit, t.resident_cap)
     steps = pk // config.k_per_block
-    fill_drain = max(_step_terms(t, 1))
     unit_rate = p.cu_bytes_per_clock * t.width
 
     def round_time(r: int) -> float:
-        step = max(_step_terms(t, r)) + BARRIER / r
-        return steps * step + fill_drain + r * tile_out / unit_rate
+        step = max(_step_terms(t, r)) + r * p.sync_clocks
+        # The first k-tile's loads overlap nothing: one latency to fill the pipeline.
+        return steps * step + p.load_latency + r * tile_out / unit_rate
 
     t_unit = (per_unit // resident) * round_time(resident)
     if per_unit % resident:  # the last round runs fewer tiles, so it is shorter

@@ -2,7 +2,7 @@
 
 Candidates (per usable MMA instruction, see validity.usable_instructions):
   mPerBlock, nPerBlock  16, 32, 64, 128, 256 that the instruction tile divides;
-  waves                 1, 2, 4 or 8 per workgroup, split between M and N the way
+  waves                 1, 2, 4, 8 or 16 per workgroup, split between M and N the way
                         that reads the least LDS (squarest per-wave tile);
   kPerBlock             16, 32, 64 (and 128 for 1-byte types);
   kpack                 the instruction's per-lane K run, or 16 bytes of elements.
@@ -41,7 +41,8 @@ from accel.tuning.validity import (check_config, grid_errors, k_base, lds_bytes,
                                    usable_instructions)
 
 TILE_LADDER = (16, 32, 64, 128, 256)
-WAVE_COUNTS = (1, 2, 4, 8)
+WAVE_COUNTS = (1, 2, 4, 8, 16)
+K_LADDER = (16, 32, 64, 128)
 PAD_LIMIT = 1.25
 
 
@@ -162,7 +163,7 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
             k_options = [(fixed[0].kpack_per_block, fixed[0].kpack)]
         else:
             k_options = [(kpb // kp, kp)
-                         for kpb in (16, 32, 64) + ((128,) if eb == 1 else ())
+                         for kpb in K_LADDER + ((2 * K_LADDER[-1],) if eb == 1 else ())
                          for kp in _kpack_choices(instr, in_type) if kpb % kp == 0]
         m_tiles = (fixed_a.d_per_block,) if fixed_a else TILE_LADDER
         n_tiles = (fixed_b.d_per_block,) if fixed_b else TILE_LADDER
@@ -240,20 +241,6 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
                                         f"+{area[id(p)] / real - 1:.0%} area (limit {limit})"]))
         else:
             admissible.append((p, lc))
-
-    params = cost_model.params_for(arch)
-    units = params.units(arch)
-    unit_name = "WGPs" if params.cus_per_unit == 2 else "CUs"
-    if any(lc.grid_size >= units for _, lc in admissible):
-        kept = []
-        for p, lc in admissible:
-            if lc.grid_size < units:
-                rejected.append((p.config, [f"fill: {lc.grid_size} workgroups leave "
-                                            f"{units - lc.grid_size} of {units} {unit_name} idle "
-                                            f"while other tiles fill them all"]))
-            else:
-                kept.append((p, lc))
-        admissible = kept
 
     eb = ELEMENT_BYTES[in_type]
     scored = sorted(admissible, key=lambda pl: (
