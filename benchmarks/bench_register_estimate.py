@@ -1,7 +1,7 @@
 """Register estimate against the compiled kernel, over the perf-config ladder.
 
     python benchmarks/bench_register_estimate.py [--arch gfx1201] [--type i8]
-        [--every N] [--offset I] [--shape M,N,K] [--list]
+        [--every N] [--offset I] [--near F] [--shape M,N,K] [--list]
 
 For every candidate selection enumerates (tuning/selection.py `_ladder`: each tile,
 wave split and kpack the rules accept) it compiles a GEMM with that perf config
@@ -11,7 +11,9 @@ code object reports (arch VGPRs + AGPRs on gfx942), and its scratch and spills.
 Per (arch, type) it prints how many rungs were compiled, how many spill or use scratch,
 how many the estimate under-counts by more than 10% (the contract: conservative, or
 within 10%), and the worst under- and over-estimates. `--every N` compiles every Nth
-candidate (starting at `--offset`), for a sample; the whole ladder is ~4000 compiles.
+candidate (starting at `--offset`), for a sample; the whole ladder is ~6400 compiles
+(~0.35 s each). `--near F` also compiles every candidate whose register floor (what
+`check_config` admits by) is at least F of the budget: where spills would show.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import time
 from accel.api import compile_gemm
 from accel.target.database import get_arch
 from accel.tuning.selection import _ladder
+from accel.tuning.validity import register_floor
 
 TARGETS = [("gfx942", t) for t in ("f16", "bf16", "i8", "f32")] + \
           [(a, t) for a in ("gfx1100", "gfx1201") for t in ("f16", "bf16", "i8")]
@@ -48,6 +51,7 @@ def main() -> None:
     ap.add_argument("--type", dest="in_type")
     ap.add_argument("--every", type=int, default=1)
     ap.add_argument("--offset", type=int, default=0)
+    ap.add_argument("--near", type=float, default=None)
     ap.add_argument("--shape", default="2048,2048,2048")
     ap.add_argument("--list", action="store_true", help="one line per compiled rung")
     args = ap.parse_args()
@@ -57,8 +61,12 @@ def main() -> None:
     for arch_name, in_type in TARGETS:
         if (args.arch and arch_name != args.arch) or (args.in_type and in_type != args.in_type):
             continue
-        good, _ = _ladder(get_arch(arch_name), in_type, None, None, 1)
-        rungs = good[args.offset::args.every]
+        arch = get_arch(arch_name)
+        good, _ = _ladder(arch, in_type, None, None, 1)
+        rungs = [p for i, p in enumerate(good)
+                 if i % args.every == args.offset % args.every or
+                 (args.near is not None and register_floor(arch, p.instr, p.config, in_type)
+                  >= args.near * arch.vgprs_per_lane)]
         t0 = time.perf_counter()
         spilled, under, worst_under, worst_over = [], [], (1.0, None), (1.0, None)
         for prep in rungs:

@@ -106,3 +106,29 @@ MEASURED_ORDERS: tuple[MeasuredOrder, ...] = (
                   slower=(32, 16, 64), ratio=23.0 / 16.8,
                   source="seed 000: 528x528x1024 23.0 us on 32x16x64, 16.8 us on 64x64x64"),
 )
+
+
+@dataclass(frozen=True)
+class MeasuredRate:
+    """A GEMM seed 000 timed on one tile (mPerBlock, nPerBlock, kPerBlock): `tflops`."""
+    arch: str
+    cu_count: int
+    in_type: str
+    out_type: str
+    shape: GemmShape
+    tile: tuple[int, int, int]
+    tflops: float
+    source: str
+
+
+MEASURED_RATES: tuple[MeasuredRate, ...] = (
+    MeasuredRate(**_W7900, shape=GemmShape(1, 4096, 4096, 4096), tile=(128, 128, 32),
+                 tflops=88.6, source="seed 000: '4096^3 unchanged at 88.6 TF' (its pick, "
+                                     "128x128x32: issue 12)"),
+    MeasuredRate(**_W7900, shape=GemmShape(1, 3402, 4096, 1024), tile=(128, 128, 32),
+                 tflops=83.3, source="seed 000: 3402x4096x1024 83.3 TF on 128x128 (its "
+                                     "ladder's 128x128 is 32 deep)"),
+    MeasuredRate(**_W7900, shape=GemmShape(1, 3402, 2048, 2048), tile=(128, 128, 32),
+                 tflops=86.0, source="seed 000: 3402x2048x2048 86.0 TF, 'the same tile' "
+                                     "as 3402x4096x1024"),
+)

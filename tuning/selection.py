@@ -17,15 +17,17 @@ Screens, in order (seed 000's rules):
   fill      when some admissible tile's grid gives every dispatch unit (a CU; a
             WGP of two CUs on RDNA, see cost_model) a workgroup, a tile that leaves
             units idle is dropped.
-The rest are ranked by estimated time (cost_model), ties broken by less LDS, fewer
-registers, the wider MFMA, fewer waves, kpack closest to a 16-byte LDS read, then
-the config text: deterministic.
+The rest are ranked by estimated time (cost_model) in steps of TIE (estimates closer
+than that are a tie: the model is not that precise), ties broken by fewer global bytes
+fetched in all, less LDS, fewer registers, the wider MFMA, fewer waves, kpack closest to a
+16-byte LDS read, then the config text: deterministic.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass, field
 
 from accel.diagnostics import AccelError
@@ -44,6 +46,15 @@ TILE_LADDER = (16, 32, 64, 128, 256)
 WAVE_COUNTS = (1, 2, 4, 8, 16)
 K_LADDER = (16, 32, 64, 128)
 PAD_LIMIT = 1.25
+# Estimates within 0.5% of each other rank by traffic instead: decode (1x4096x4096 on
+# gfx942) scores 16x16x128 and 16x64x128 26.48 and 26.49 us, and the 16-wide tile
+# moves 4x the bytes.
+TIE = 0.005
+
+
+def tie_bucket(us: float) -> int:
+    """Estimates in one bucket rank as equal (see TIE)."""
+    return math.floor(math.log(us) / math.log(1 + TIE))
 
 
 @dataclass(frozen=True)
@@ -243,10 +254,15 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
             admissible.append((p, lc))
 
     eb = ELEMENT_BYTES[in_type]
-    scored = sorted(admissible, key=lambda pl: (
-        cost_model.estimate_us(pl[0].terms, out_type, pl[1]), pl[0].lds, pl[0].regs,
-        -pl[0].config.mn_per_xdl, pl[0].terms.num_waves, abs(pl[0].config.kpack * eb - 16),
-        pl[0].text))
+    def rank(pl):
+        prep, launch = pl
+        us = cost_model.estimate_us(prep.terms, out_type, launch)
+        traffic = prep.terms.global_bytes * launch.grid_size * launch.padded[2]
+        return (tie_bucket(us), traffic // prep.config.k_per_block,
+                prep.lds, prep.regs, -prep.config.mn_per_xdl, prep.terms.num_waves,
+                abs(prep.config.kpack * eb - 16), prep.text)
+
+    scored = sorted(admissible, key=rank)
     return Selection(arch=arch, in_type=in_type, out_type=out_type, shape=shape,
                      scored=scored, rejected=rejected)
 

@@ -12,11 +12,11 @@ kernel. Per lane, in 32-bit registers:
                  (A and B operands of the whole k-tile for every MMA repeat of the
                  wave, read from LDS between two barriers; `register_floor` counts
                  one k-step's on gfx11/12, where LLVM holds fewer when short)
-  copy staging   ceil((mPB + nPB) * kPB * bytes / 4 / block size)
+  copy staging   ceil((mPB + 2 * nPB) * kPB * bytes / 4 / block size)
                  (the global->LDS copy of one k-tile held in registers between the
-                 global load and the LDS store)
+                 global load and the LDS store; B twice, see _register_terms)
   addressing     ADDRESS_REGS (buffer offsets, loop counters, lane indices)
-  byte transpose BYTE_TRANSPOSE_REGS for 1-byte element types (see there)
+  byte transpose accumulators + BYTE_TRANSPOSE_REGS for 1-byte types (see there)
 A config is admitted while `register_floor` stays within REGISTER_HEADROOM of the
 budget; `register_estimate` (what the kernel uses; occupancy is reckoned from it) is
 then at most the budget.
@@ -31,23 +31,32 @@ from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
+from accel.tuning.cost_model import params_for
 
 
 # Registers for addresses, loop counters, lane indices and the epilogue's C offsets:
 # the smallest rungs (16x16 .. 64x32, kPerBlock 16-32) compile to 38-50 VGPRs where the
 # other terms come to 11-30 (benchmarks/bench_register_estimate.py, 2048^3).
 ADDRESS_REGS = 32
-# 1-byte operands copied with an in-register transpose (B row-major, A transposed:
-# codegen/global_copy.py) compile to up to this many VGPRs more than the terms above
-# count, by wave size: gfx1201 i8 128x256x16 (8 waves, kpack 16) takes 327 (71 spilled)
-# where the other terms give 166; on gfx942 i8 the excess is at most 64 (64x64x16, one
-# wave: 160 for 96). The estimate cannot see the layout, so it charges every 1-byte
-# config; with a transposed B the same tile compiles to 167.
+# 1-byte operands compile to more registers than the terms above count, growing with
+# the accumulators (benchmarks/bench_register_estimate.py, B row-major, whose bytes are
+# transposed in registers: codegen/global_copy.py): up to the accumulators plus this
+# many, by wave size. gfx1201 i8 128x256x16 (8 waves, 128 accumulators) took 327 VGPRs
+# (71 spilled) for 166 counted; gfx942 i8 256x256x32 (8 waves, 128) 352 for 100; the
+# largest excess without accumulators to match, 118 on gfx1201 (128x64x256, 32). With
+# a transposed B the first compiles to 167. The estimate cannot see the layout, so it
+# charges every 1-byte config.
 BYTE_TRANSPOSE_REGS = {32: 96, 64: 64}
+# gfx942 with 256 accumulators per lane (a 128x128 wave tile) fills the 256 AGPRs, and
+# with one or two waves each lane also stages 96-128 registers of a k-tile's copy: of
+# the seven such f16 rungs compiled, 128x128x32 (1 wave) spilled 9 VGPRs, 256x64x32
+# (1) 32 and 256x128x64 (2) 50, where the estimate said 416-496 of 512; with 4 waves
+# (256x256x32, 256x256x64: 470-512 VGPRs) none spilled.
+AGPR_FULL_MIN_WAVES = 4
 # The register allocator needs slack: gfx1100 f16 64x128x128 with four 32x64 waves, a
 # floor of 240 of 256, spilled 15 VGPRs (gfx942 f16 256x128x64, two 128x128 waves,
 # estimated at 512 of 512: 50).
-REGISTER_HEADROOM = 0.9
+REGISTER_HEADROOM = 0.95
 
 # The 4x4x4 MFMA (16 blocks in one instruction) has no codegen: only the 16x16 and
 # 32x32 shapes are offered on gfx942.
@@ -92,9 +101,11 @@ def _register_terms(arch: ArchInfo, instr: MmaInstr, config: PerfConfig,
     repeats = (config.m_per_wave + config.n_per_wave) // instr.m
     per_step = repeats * ceil_div(instr.a_len * eb, 4)
     block = config.block_size(arch.wave_size)
-    staging = ceil_div((config.m_per_block + config.n_per_block) * config.k_per_block * eb,
+    # B row-major is transposed in registers on its way to LDS: its loaded rows and the
+    # transposed columns are live together (codegen/global_copy.py), so it counts twice.
+    staging = ceil_div((config.m_per_block + 2 * config.n_per_block) * config.k_per_block * eb,
                        4 * block)
-    transpose = BYTE_TRANSPOSE_REGS[arch.wave_size] if eb == 1 else 0
+    transpose = acc + BYTE_TRANSPOSE_REGS[arch.wave_size] if eb == 1 else 0
     return acc + staging + ADDRESS_REGS + transpose, per_step, config.k_per_block // instr.k
 
 
@@ -105,8 +116,19 @@ def register_estimate(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_ty
     rest, per_step, steps = _register_terms(arch, instr, config, in_type)
     full = rest + per_step * steps
     if arch.wave_size == 32:
-        return max(min(full, arch.vgprs_per_lane), register_floor(arch, instr, config, in_type))
+        return max(min(full, register_budget(arch, config)),
+                   register_floor(arch, instr, config, in_type))
     return full
+
+
+def register_budget(arch: ArchInfo, config: PerfConfig) -> int:
+    """Registers per lane each wave of the workgroup can have: the per-wave maximum, or
+    the SIMD's register file shared by the workgroup's waves on it (all of a workgroup
+    is resident at once). gfx942: 512 per SIMD lane, 4 SIMDs, so 8 waves get 256 each:
+    i8 256x256x32 with 8 waves, a floor of 260, compiled to 256 VGPRs + 96 spilled."""
+    p = params_for(arch)
+    simds = p.simds_per_cu * p.cus_per_unit
+    return min(arch.vgprs_per_lane, p.vgprs_per_simd_lane // ceil_div(config.num_waves, simds))
 
 
 def register_floor(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type: str) -> int:
@@ -114,7 +136,9 @@ def register_floor(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type:
 
     On gfx11/12 LLVM holds a k-tile's LDS fragments ahead only while registers are free:
     gfx1201 f16 256x256x64 with 16 waves compiles to 194-214 VGPRs without spills where
-    the whole k-tile's fragments would take 320, so one k-step's must fit. On gfx942 it
+    the whole k-tile's fragments would take 336, so one k-step's must fit (with copy
+    staging counted as above: 16x128x128 with two waves, floor 228 when B counted once,
+    spilled 56). On gfx942 it
     reads the whole k-tile ahead even when that spills (f16 256x128x64 with two 128x128
     waves: 50 VGPRs spilled), so all of them must."""
     rest, per_step, steps = _register_terms(arch, instr, config, in_type)
@@ -173,10 +197,17 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
 
     if instr is not None and split_ok and not errors_mention(errors, "mma-tile"):
         regs = register_floor(arch, instr, c, in_type)
-        if regs > REGISTER_HEADROOM * arch.vgprs_per_lane:
+        budget = register_budget(arch, c)
+        acc = c.m_per_wave * c.n_per_wave // arch.wave_size
+        if arch.mma_kind == "mfma" and acc >= arch.vgprs_per_lane // 2 and \
+                c.num_waves < AGPR_FULL_MIN_WAVES:
+            errors.append(f"registers: {acc} accumulators per lane fill the AGPRs; with "
+                          f"{c.num_waves} wave(s) the copy staging on top spills (use "
+                          f"{AGPR_FULL_MIN_WAVES} or more waves)")
+        elif regs > REGISTER_HEADROOM * budget:
             errors.append(f"registers: about {regs} registers per lane (accumulators, fragments, "
                           f"copy staging), more than {REGISTER_HEADROOM:.0%} of the "
-                          f"{arch.vgprs_per_lane} available")
+                          f"{budget} a wave of {c.num_waves} can have")
 
     if split_ok:
         errors.extend(grid_errors(arch, shape, c))
