@@ -210,7 +210,9 @@ def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
     return estimate_terms(terms, out_type, shape, geometry(arch, shape, config))
 
 
-# The per-k-step limits, in the order a tie names the bound.
+# The per-k-step limits, in the order a tie names the bound. A breakdown's bound is one
+# of these, "sync" (the per-k-tile barriers outweigh them), "chip-bandwidth" (traffic
+# through the caches) or "dram" (every operand byte once).
 STEP_LIMITS = ("compute", "lds", "global", "latency")
 
 
@@ -218,7 +220,8 @@ def pipeline_depth(config: PerfConfig) -> int:
     """K-tiles of global loads in flight ahead of the MMAs that consume them.
 
     codegen/kernel.py issues the loads of k-tile t+1 before the MMAs of tile t (both
-    schedules): one k-tile of the workgroup's own work covers a load's latency."""
+    schedules): one k-tile of the workgroup's own work covers a load's latency. The
+    register estimate (tuning/validity.py) holds this many k-tiles of copy staging."""
     return 1
 
 
@@ -235,8 +238,10 @@ def _step_terms(t: ConfigTerms, r: int) -> tuple[float, float, float, float]:
             (p.load_latency + transfer) / t.depth)
 
 
-def _clocks(t: ConfigTerms, out_type: str, launch: Launch) -> tuple[float, float, int, int]:
-    """(busiest unit's clocks, chip-wide traffic clocks, tiles per unit, resident)."""
+def _clocks(t: ConfigTerms, out_type: str,
+            launch: Launch) -> tuple[float, float, int, int, bool]:
+    """(busiest unit's clocks, chip-wide traffic clocks, tiles per unit, resident, is
+    DRAM (not the caches) the chip-wide bound)."""
     p, config = t.params, t.config
     pk = launch.padded[2]
     grid = launch.grid_size
@@ -259,14 +264,14 @@ def _clocks(t: ConfigTerms, out_type: str, launch: Launch) -> tuple[float, float
     pm, pn, _ = launch.padded
     g = launch.grid[2]
     once = g * ((pm + pn) * pk * t.elem_bytes + pm * pn * ELEMENT_BYTES[out_type])
-    t_chip = max(grid * (steps * t.global_bytes + tile_out) / p.chip_bytes_per_clock,
-                 once / p.dram_bytes_per_clock)
-    return t_unit, t_chip, per_unit, resident
+    t_cache = grid * (steps * t.global_bytes + tile_out) / p.chip_bytes_per_clock
+    t_dram = once / p.dram_bytes_per_clock
+    return t_unit, max(t_cache, t_dram), per_unit, resident, t_dram > t_cache
 
 
 def estimate_us(t: ConfigTerms, out_type: str, launch: Launch) -> float:
     """The score alone (what the selector ranks by), without `estimate_terms`' breakdown."""
-    t_unit, t_chip, _, _ = _clocks(t, out_type, launch)
+    t_unit, t_chip, _, _, _ = _clocks(t, out_type, launch)
     return max(t_unit, t_chip) / (t.params.clock_ghz * 1e3)
 
 
@@ -274,11 +279,17 @@ def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
                    launch: Launch) -> tuple[float, dict]:
     """`estimate` from a candidate's precomputed terms and its launch on `shape`."""
     p = t.params
-    t_unit, t_chip, per_unit, resident = _clocks(t, out_type, launch)
+    t_unit, t_chip, per_unit, resident, dram = _clocks(t, out_type, launch)
     pm, pn, pk = launch.padded
     grid = launch.grid_size
     terms = _step_terms(t, resident)
-    bound = "chip-bandwidth" if t_chip > t_unit else STEP_LIMITS[terms.index(max(terms))]
+    sync = resident * p.sync_clocks
+    if t_chip > t_unit:
+        bound = "dram" if dram else "chip-bandwidth"
+    elif sync > max(terms):
+        bound = "sync"
+    else:
+        bound = STEP_LIMITS[terms.index(max(terms))]
     breakdown = {
         "grid": grid,
         "tiles_per_unit": per_unit,
@@ -291,6 +302,9 @@ def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
         "ai_lds": round(t.flops / t.lds_traffic, 2),
         "mma_eff": mma_efficiency(t.instr),
         "bound": bound,
+        # One k-step of a round of `resident` tiles, in clocks: the largest of the first
+        # four plus sync (cost_model's docstring).
+        "step_clocks": {**{k: round(v) for k, v in zip(STEP_LIMITS, terms)}, "sync": sync},
         "unit_us": round(t_unit / (p.clock_ghz * 1e3), 3),
         "chip_us": round(t_chip / (p.clock_ghz * 1e3), 3),
     }

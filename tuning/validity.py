@@ -5,33 +5,34 @@ name (`block-size:`, `mma-tile:`, ...), so a caller can both show it and test it
 Codegen calls it to refuse configs it cannot build, and the selector only ever
 returns configs it accepts.
 
-The register estimate (`register_estimate`) is a model, not a count from a compiled
-kernel. Per lane, in 32-bit registers:
+The register estimate is a model, not a count from a compiled kernel. Per lane, in
+32-bit registers:
   accumulators   mPerWave*nPerWave / wave size        (one f32/i32 per C element)
-  fragments      (mPerWave + nPerWave)/mnPerXdl * kPerBlock/instrK * ceil(a_len*bytes/4)
-                 (A and B operands of the whole k-tile for every MMA repeat of the
-                 wave, read from LDS between two barriers; `register_floor` counts
-                 one k-step's on gfx11/12, where LLVM holds fewer when short)
+  fragments      (mPerWave + nPerWave)/mnPerXdl * ceil(a_len*bytes/4) per k-step, for
+                 the kPerBlock/instrK k-steps of a k-tile (read from LDS between two
+                 barriers; on gfx11/12 LLVM holds fewer when short, see register_floor)
   copy staging   ceil((mPB + 2 * nPB) * kPB * bytes / 4 / block size)
-                 (the global->LDS copy of one k-tile held in registers between the
-                 global load and the LDS store; B twice, see _register_terms)
+                 (one k-tile's global->LDS copy, held across the MMAs when loaded
+                 ahead: times cost_model.pipeline_depth; B twice, see _register_terms)
   addressing     ADDRESS_REGS (buffer offsets, loop counters, lane indices)
   byte transpose accumulators + BYTE_TRANSPOSE_REGS for 1-byte types (see there)
-A config is admitted while `register_floor` stays within REGISTER_HEADROOM of the
-budget; `register_estimate` (what the kernel uses; occupancy is reckoned from it) is
-then at most the budget.
+`register_floor` (what must fit) is admitted while within REGISTER_HEADROOM of
+`register_budget` (a wave's share of the register file); `register_estimate` (what the
+kernel uses; selection reckons occupancy from it) is then at most that budget.
 benchmarks/bench_register_estimate.py compiles the ladder and compares the estimate
-with the VGPRs the code objects report.
+with the VGPRs the code objects report; test_register_estimate.py keeps a sample.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from accel.dialect.accel_layout import ceil_div
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
-from accel.tuning.cost_model import params_for
+from accel.tuning.cost_model import params_for, pipeline_depth
 
 
 # Registers for addresses, loop counters, lane indices and the epilogue's C offsets:
@@ -93,28 +94,47 @@ def lds_bytes(config: PerfConfig, in_type: str) -> int:
     return per * (2 if config.double_buffered else 1)
 
 
+@dataclass(frozen=True)
+class _RegisterTerms:
+    base: int        # accumulators, addressing, the 1-byte excess
+    staging: int     # a k-tile's copy in registers
+    held: bool       # is the copy held across the MMAs (loaded a k-tile ahead)?
+    per_step: int    # fragment registers of one k-step
+    steps: int       # k-steps per k-tile
+
+    def need(self, live_steps: int) -> int:
+        frags = self.per_step * live_steps
+        return self.base + (self.staging + frags if self.held else max(self.staging, frags))
+
+
 def _register_terms(arch: ArchInfo, instr: MmaInstr, config: PerfConfig,
-                    in_type: str) -> tuple[int, int, int]:
-    """(registers besides the fragments, fragment registers of one k-step, k-steps)."""
+                    in_type: str) -> _RegisterTerms:
     eb = ELEMENT_BYTES[in_type]
     acc = ceil_div(config.m_per_wave * config.n_per_wave, arch.wave_size)
     repeats = (config.m_per_wave + config.n_per_wave) // instr.m
-    per_step = repeats * ceil_div(instr.a_len * eb, 4)
     block = config.block_size(arch.wave_size)
     # B row-major is transposed in registers on its way to LDS: its loaded rows and the
     # transposed columns are live together (codegen/global_copy.py), so it counts twice.
     staging = ceil_div((config.m_per_block + 2 * config.n_per_block) * config.k_per_block * eb,
                        4 * block)
     transpose = acc + BYTE_TRANSPOSE_REGS[arch.wave_size] if eb == 1 else 0
-    return acc + staging + ADDRESS_REGS + transpose, per_step, config.k_per_block // instr.k
+    # codegen/kernel.py (GemmKernel.ahead) loads k-tiles ahead (pipeline_depth of them),
+    # holding them across the MMAs, except on gfx942 when the accumulators fill half
+    # the unified file.
+    held = not (arch.mma_kind == "mfma" and acc >= arch.vgprs_per_lane // 2)
+    if held:
+        staging *= pipeline_depth(config)
+    return _RegisterTerms(base=acc + ADDRESS_REGS + transpose, staging=staging, held=held,
+                          per_step=repeats * ceil_div(instr.a_len * eb, 4),
+                          steps=config.k_per_block // instr.k)
 
 
 def register_estimate(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type: str) -> int:
     """Registers per lane the kernel will use (see the module docstring for the model):
     the whole k-tile's fragments while they fit, else the budget (LLVM then reads
     fragments later, see `register_floor`)."""
-    rest, per_step, steps = _register_terms(arch, instr, config, in_type)
-    full = rest + per_step * steps
+    terms = _register_terms(arch, instr, config, in_type)
+    full = terms.need(terms.steps)
     if arch.wave_size == 32:
         return max(min(full, register_budget(arch, config)),
                    register_floor(arch, instr, config, in_type))
@@ -136,13 +156,12 @@ def register_floor(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type:
 
     On gfx11/12 LLVM holds a k-tile's LDS fragments ahead only while registers are free:
     gfx1201 f16 256x256x64 with 16 waves compiles to 194-214 VGPRs without spills where
-    the whole k-tile's fragments would take 336, so one k-step's must fit (with copy
-    staging counted as above: 16x128x128 with two waves, floor 228 when B counted once,
-    spilled 56). On gfx942 it
-    reads the whole k-tile ahead even when that spills (f16 256x128x64 with two 128x128
-    waves: 50 VGPRs spilled), so all of them must."""
-    rest, per_step, steps = _register_terms(arch, instr, config, in_type)
-    return rest + per_step * (1 if arch.wave_size == 32 else steps)
+    the whole k-tile's fragments would take 336, so one k-step's must fit (with the copy
+    staging counted as above; counting B once, 16x128x128 with two waves came to 228
+    and spilled 56). On gfx942 LLVM reads the whole k-tile's fragments ahead, so all
+    of them must fit."""
+    terms = _register_terms(arch, instr, config, in_type)
+    return terms.need(1 if arch.wave_size == 32 else terms.steps)
 
 
 def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
