@@ -21,8 +21,8 @@ from accel.tuning.launch import geometry
 from accel.target.database import ArchInfo
 
 
-# The largest tiles of seed 000's gfx1100 ladder, 128x128x32 and 64x64x64, hold at most
-# this many MACs of C per k-tile.
+# The largest tiles of seed 000's gfx1100 ladder, 128x128x32 and 64x64x64: at most 128
+# a side, 64 deep, and this many MACs per k-tile.
 SWEPT_VOLUME = 128 * 128 * 32
 
 
@@ -42,7 +42,8 @@ class MeasuredFact:
     def in_swept_ladder(self, config: PerfConfig) -> bool:
         """Was a tile like this one among those seed 000's sweep timed?"""
         c = config
-        return c.k_per_block <= 64 and c.m_per_block * c.n_per_block * c.k_per_block <= SWEPT_VOLUME
+        return (c.k_per_block <= 64 and max(c.m_per_block, c.n_per_block) <= 128 and
+                c.m_per_block * c.n_per_block * c.k_per_block <= SWEPT_VOLUME)
 
     def mismatches(self, arch: ArchInfo, config: PerfConfig) -> list[str]:
         """What in `config` disagrees with the measurement ([] = agrees)."""

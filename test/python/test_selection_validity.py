@@ -75,21 +75,26 @@ def test_register_estimate_terms():
     instr = instruction_for(arch, "f16", 32)
     acc = 64 * 64 // 64
     fragments = (2 + 2) * (32 // 8) * 2                # repeats x k-steps x regs of 4 f16
-    staging = (128 + 2 * 128) * 32 * 2 // 4 // 256     # B counted twice: transposed
+    staging = (128 + 128) * 32 * 2 // 4 // 256
     assert register_estimate(arch, instr, cfg, "f16") == acc + fragments + staging + 32
     # gfx942 admits by the whole k-tile's fragments (its floor is the estimate).
     assert register_floor(arch, instr, cfg, "f16") == register_estimate(arch, instr, cfg, "f16")
 
 
-def test_rdna_admits_by_one_k_step_of_fragments():
-    # gfx1201 f16 256x256x64, 16 waves of 64x64: the whole k-tile's fragments would make
-    # 336 registers; one k-step's, 240, fits 95% of 256 (compiled: 194-214, no spills).
+def test_rdna_admits_by_the_fragments_it_cannot_defer():
+    # gfx1201 f16 256x256x64, 16 waves of 64x64 (compiled: 194-214 VGPRs, no spills):
+    # the whole k-tile's fragments would make 320; what must fit is 128 accumulators +
+    # 32 addressing + 32 staging + 16 of B's transpose.
     arch = get_arch("gfx1201")
     cfg = PerfConfig(256, 256, 4, 64, 64, 16, 16)
     instr = instruction_for(arch, "f16", 16)
-    assert register_floor(arch, instr, cfg, "f16") == 240
+    assert register_floor(arch, instr, cfg, "f16") == 128 + 32 + 32 + 16
     assert register_estimate(arch, instr, cfg, "f16") == 256      # capped at the budget
     assert rules("gfx1201", cfg, shape=GemmShape(1, 4096, 4096, 4096)) == []
+    # gfx1100 128x128x32 with four waves (seed 000's tile, compiled: 192) is admitted;
+    # gfx1201 16x128x128 with two (floor 336: 144 staging, 128 of it B's) spilled 56.
+    assert rules("gfx1100", PerfConfig(128, 128, 2, 64, 64, 16, 16)) == []
+    assert "registers" in rules("gfx1201", PerfConfig(16, 128, 16, 16, 64, 16, 8))
 
 
 def test_waves_share_the_register_file():
