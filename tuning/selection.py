@@ -4,7 +4,7 @@ Candidates (per usable MMA instruction, see validity.usable_instructions):
   mPerBlock, nPerBlock  16, 32, 64, 128, 256 that the instruction tile divides;
   waves                 1, 2, 4, 8 or 16 per workgroup, split between M and N the way
                         that reads the least LDS (squarest per-wave tile);
-  kPerBlock             16, 32, 64 (and 128 for 1-byte types);
+  kPerBlock             16, 32, 64, 128 (and 256 for 1-byte types);
   kpack                 the instruction's per-lane K run, or 16 bytes of elements.
 An operand already in the accel layout fixes mPerBlock/nPerBlock, kpackPerBlock and
 kpack, and only agreeing candidates are made.
@@ -13,10 +13,11 @@ Screens, in order (seed 000's rules):
   validity  `check_config` (the same rules codegen applies);
   padding   the padded output area may exceed the real one by at most 25%; when no
             valid tile manages that, by at most 25% over the least padding any does
-            (so M=1 still gets the narrowest tile);
-  fill      when some admissible tile's grid gives every dispatch unit (a CU; a
-            WGP of two CUs on RDNA, see cost_model) a workgroup, a tile that leaves
-            units idle is dropped.
+            (so M=1 still gets the narrowest tile).
+How many dispatch units a grid fills is the cost model's business (wave quantization,
+resident tiles): a tile that leaves units idle can still be the fastest (gfx942
+512^3: 16x64x128, 256 workgroups on 304 CUs, each bound by its k-tiles' load latency;
+16x32x128 fills every CU, takes as long and fetches more per FLOP).
 The rest are ranked by estimated time (cost_model) in steps of TIE (estimates closer
 than that are a tie: the model is not that precise), ties broken by fewer global bytes
 fetched in all, less LDS, fewer registers, the wider MFMA, fewer waves, kpack closest to a
@@ -47,8 +48,8 @@ WAVE_COUNTS = (1, 2, 4, 8, 16)
 K_LADDER = (16, 32, 64, 128)
 PAD_LIMIT = 1.25
 # Estimates within 0.5% of each other rank by traffic instead: decode (1x4096x4096 on
-# gfx942) scores 16x16x128 and 16x64x128 26.48 and 26.49 us, and the 16-wide tile
-# moves 4x the bytes.
+# gfx942) scores 16x16x128 and 16x64x128 31.36 and 31.38 us, and the 16-wide tile
+# fetches 4x the bytes.
 TIE = 0.005
 
 
