@@ -16,8 +16,8 @@ Screens, in order (seed 000's rules):
             (so M=1 still gets the narrowest tile).
 How many dispatch units a grid fills is the cost model's business (wave quantization,
 resident tiles): a tile that leaves units idle can still be the fastest (gfx942
-512^3: 16x64x128, 256 workgroups on 304 CUs, each bound by its k-tiles' load latency;
-16x32x128 fills every CU, takes as long and fetches more per FLOP).
+512^3: 16x64x128, 256 workgroups on 304 CUs, each bound by its k-tiles' load latency,
+4.45 us; 16x32x128 gives every CU work but two tiles to some, 6.0 us).
 The rest are ranked by estimated time (cost_model) in steps of TIE (estimates closer
 than that are a tie: the model is not that precise), ties broken by fewer global bytes
 fetched in all, less LDS, fewer registers, the wider MFMA, fewer waves, kpack closest to a
