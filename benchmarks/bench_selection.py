@@ -22,7 +22,9 @@ Some of origami's best times need more than the datasheet MMA rate of the CUs th
 occupies (gfx942 128x4096x11008 on 128x128x128: 32 workgroups at 2.4x what 32 CUs can
 do), i.e. a split K; `physical` counts agreement over the others only.
 
-Figures (f16/bf16, C in the input type), within 5% of origami's best / worst ratio:
+Figures (f16/bf16, C in the input type), within 5% of origami's best / worst ratio; the
+before column is this script run against commit 07ff0fb's tuning/ (an export of that
+commit first on PYTHONPATH):
 
   chip     set       before (07ff0fb)     after
   gfx942   fit       0/36 ( 0%) 9.14      22/36 (61%) 2.08
