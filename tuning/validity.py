@@ -52,7 +52,8 @@ BYTE_TRANSPOSE_REGS = {32: 96, 64: 64}
 # with one or two waves each lane also stages 96-128 registers of a k-tile's copy: of
 # the seven such f16 rungs compiled, 128x128x32 (1 wave) spilled 9 VGPRs, 256x64x32
 # (1) 32 and 256x128x64 (2) 50, where the estimate said 416-496 of 512; with 4 waves
-# (256x256x32, 256x256x64: 470-512 VGPRs) none spilled.
+# (256x256x32, 256x256x64: 470-512 VGPRs) none spilled. f32 (one register per operand
+# element, 32x32x2: 128 MFMAs a k-tile) spilled 32 even with 4 waves (256x256x16).
 AGPR_FULL_MIN_WAVES = 4
 # The register allocator needs slack: on gfx1201 f16 128x64x128 (four waves) and
 # 128x16x128 (two), floors of 224 of 256 spilled 3 and 10 VGPRs; nothing compiled with
@@ -227,10 +228,11 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
         budget = register_budget(arch, c)
         acc = c.m_per_wave * c.n_per_wave // arch.wave_size
         if arch.mma_kind == "mfma" and acc >= arch.vgprs_per_lane // 2 and \
-                c.num_waves < AGPR_FULL_MIN_WAVES:
-            errors.append(f"registers: {acc} accumulators per lane fill the AGPRs; with "
-                          f"{c.num_waves} wave(s) the copy staging on top spills (use "
-                          f"{AGPR_FULL_MIN_WAVES} or more waves)")
+                (c.num_waves < AGPR_FULL_MIN_WAVES or ELEMENT_BYTES[in_type] == 4):
+            why = ("f32 operands" if ELEMENT_BYTES[in_type] == 4 else
+                   f"{c.num_waves} wave(s) (use {AGPR_FULL_MIN_WAVES} or more)")
+            errors.append(f"registers: {acc} accumulators per lane fill the AGPRs, and with "
+                          f"{why} the rest spills")
         elif regs > REGISTER_HEADROOM * budget:
             errors.append(f"registers: about {regs} registers per lane (accumulators, fragments, "
                           f"copy staging), more than {REGISTER_HEADROOM:.0%} of the "

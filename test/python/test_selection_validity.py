@@ -112,6 +112,8 @@ def test_full_agprs_need_four_waves():
     # four of 256x256x64 (origami's best tile for 4096^3) compile without spills.
     assert "registers" in rules("gfx942", PerfConfig(128, 128, 4, 128, 128, 32, 8))
     assert rules("gfx942", PerfConfig(256, 256, 16, 128, 128, 16, 4)) == []
+    # f32 256x256x16 with four such waves spilled 32 VGPRs.
+    assert "registers" in rules("gfx942", PerfConfig(256, 256, 4, 128, 128, 32, 4), "f32")
 
 
 def test_unsupported_type_and_grid_limit():
