@@ -111,9 +111,11 @@ def smaller_gemm(g: int, m: int, n: int, k: int, estimate: int, limit: int) -> t
     work per multiply-add (gfx942 2048^3 -> 1472^3 is 0.37x the multiply-adds but 0.51x
     the estimate; the exponent measured between ladder sizes 256..4096 is 0.57 to 1).
     So each extent above 16 shrinks as if the exponent were 0.5, to a multiple of 16;
-    with none above 16, G shrinks."""
+    with none above 16, G shrinks. It aims at 80% of the limit: the smaller GEMM's own
+    tile choice can put it a few percent either side of that rule (gfx942 2048^3 ->
+    1856^3 came out at the limit itself)."""
     big = [d for d in (m, n, k) if d > 16]
-    ratio = limit / estimate
+    ratio = 0.8 * limit / estimate
     if not big:
         return (max(1, int(g * ratio)), m, n, k)
     factor = ratio ** (2 / len(big))

@@ -2,9 +2,9 @@
 
 Candidates (per usable MMA instruction, see validity.usable_instructions):
   mPerBlock, nPerBlock  16, 32, 64, 128, 256 that the instruction tile divides;
-  waves                 1, 2, 4 or 8 per workgroup, split between M and N the way
+  waves                 1, 2, 4, 8 or 16 per workgroup, split between M and N the way
                         that reads the least LDS (squarest per-wave tile);
-  kPerBlock             16, 32, 64 (and 128 for 1-byte types);
+  kPerBlock             16, 32, 64, 128 (and 256 for 1-byte types);
   kpack                 the instruction's per-lane K run, or 16 bytes of elements.
 An operand already in the accel layout fixes mPerBlock/nPerBlock, kpackPerBlock and
 kpack, and only agreeing candidates are made.
@@ -13,19 +13,22 @@ Screens, in order (seed 000's rules):
   validity  `check_config` (the same rules codegen applies);
   padding   the padded output area may exceed the real one by at most 25%; when no
             valid tile manages that, by at most 25% over the least padding any does
-            (so M=1 still gets the narrowest tile);
-  fill      when some admissible tile's grid gives every dispatch unit (a CU; a
-            WGP of two CUs on RDNA, see cost_model) a workgroup, a tile that leaves
-            units idle is dropped.
-The rest are ranked by estimated time (cost_model), ties broken by less LDS, fewer
-registers, the wider MFMA, fewer waves, kpack closest to a 16-byte LDS read, then
-the config text: deterministic.
+            (so M=1 still gets the narrowest tile).
+How many dispatch units a grid fills is the cost model's business (wave quantization,
+resident tiles): a tile that leaves units idle can still be the fastest (gfx942
+512^3: 16x64x128, 256 workgroups on 304 CUs, each bound by its k-tiles' load latency,
+4.45 us; 16x32x128 gives every CU work but two tiles to some, 6.0 us).
+The rest are ranked by estimated time (cost_model) in steps of TIE (estimates closer
+than that are a tie: the model is not that precise), ties broken by fewer global bytes
+fetched in all, less LDS, fewer registers, the wider MFMA, fewer waves, kpack closest to a
+16-byte LDS read, then the config text: deterministic.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass, field
 
 from accel import validate
@@ -42,8 +45,18 @@ from accel.tuning.validity import (check_config, grid_errors, k_base, lds_bytes,
                                    selection_arguments, usable_instructions)
 
 TILE_LADDER = (16, 32, 64, 128, 256)
-WAVE_COUNTS = (1, 2, 4, 8)
+WAVE_COUNTS = (1, 2, 4, 8, 16)
+K_LADDER = (16, 32, 64, 128)
 PAD_LIMIT = 1.25
+# Estimates within 0.5% of each other rank by traffic instead: decode (1x4096x4096 on
+# gfx942) scores 16x16x128 and 16x64x128 31.36 and 31.38 us, and the 16-wide tile
+# fetches 4x the bytes.
+TIE = 0.005
+
+
+def tie_bucket(us: float) -> int:
+    """Estimates in one bucket rank as equal (see TIE)."""
+    return math.floor(math.log(us) / math.log(1 + TIE))
 
 
 @dataclass(frozen=True)
@@ -150,7 +163,8 @@ def _kpack_choices(instr: MmaInstr, in_type: str) -> tuple[int, ...]:
 
 @functools.lru_cache(maxsize=64)
 def _ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None,
-            fixed_b: AccelTile | None, schedule_version: int) -> tuple[tuple[Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
+            fixed_b: AccelTile | None, schedule_version: int
+            ) -> tuple[tuple[Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
     """Shape-independent part: the candidates and the ones the arch rules out, cached."""
     fixed = [t for t in (fixed_a, fixed_b) if t is not None]
     if fixed and any((t.kpack_per_block, t.kpack) != (fixed[0].kpack_per_block, fixed[0].kpack)
@@ -167,7 +181,7 @@ def _ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None
             k_options = [(fixed[0].kpack_per_block, fixed[0].kpack)]
         else:
             k_options = [(kpb // kp, kp)
-                         for kpb in (16, 32, 64) + ((128,) if eb == 1 else ())
+                         for kpb in K_LADDER + ((2 * K_LADDER[-1],) if eb == 1 else ())
                          for kp in _kpack_choices(instr, in_type) if kpb % kp == 0]
         m_tiles = (fixed_a.d_per_block,) if fixed_a else TILE_LADDER
         n_tiles = (fixed_b.d_per_block,) if fixed_b else TILE_LADDER
@@ -256,25 +270,25 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
         else:
             admissible.append((p, lc))
 
-    params = cost_model.params_for(arch)
-    units = params.units(arch)
-    unit_name = "WGPs" if params.cus_per_unit == 2 else "CUs"
-    if any(lc.grid_size >= units for _, lc in admissible):
-        kept = []
-        for p, lc in admissible:
-            if lc.grid_size < units:
-                rejected.append((p.config, [f"fill: {lc.grid_size} workgroups leave "
-                                            f"{units - lc.grid_size} of {units} {unit_name} idle "
-                                            f"while other tiles fill them all"]))
-            else:
-                kept.append((p, lc))
-        admissible = kept
-
     eb = ELEMENT_BYTES[in_type]
-    scored = sorted(admissible, key=lambda pl: (
-        cost_model.estimate_us(pl[0].terms, out_type, pl[1]), pl[0].lds, pl[0].regs,
-        -pl[0].config.mn_per_xdl, pl[0].terms.num_waves, abs(pl[0].config.kpack * eb - 16),
-        pl[0].text))
+    # kpack variants of a tile have the same terms (ConfigTerms holds no kpack): score
+    # each tile and wave split once, half the ~1000 estimates on gfx942.
+    scores: dict[tuple, float] = {}
+
+    def rank(pl):
+        prep, launch = pl
+        c = prep.config
+        key = (c.m_per_block, c.n_per_block, c.k_per_block, c.m_per_wave, c.n_per_wave,
+               c.mn_per_xdl, prep.lds, prep.regs)
+        us = scores.get(key)
+        if us is None:
+            us = scores[key] = cost_model.estimate_us(prep.terms, out_type, launch)
+        traffic = prep.terms.global_bytes * launch.grid_size * launch.padded[2]
+        return (tie_bucket(us), traffic // prep.config.k_per_block,
+                prep.lds, prep.regs, -prep.config.mn_per_xdl, prep.terms.num_waves,
+                abs(prep.config.kpack * eb - 16), prep.text)
+
+    scored = sorted(admissible, key=rank)
     return Selection(arch=arch, in_type=in_type, out_type=out_type, shape=shape,
                      scored=scored, rejected=rejected, b_type=b_type)
 
