@@ -123,23 +123,47 @@ class _Tensor:
         return memref_info(self.base)[0]
 
 
-def _storage(st: ShapedType, loc) -> tuple[list[int], View]:
-    """Storage shape of a function argument/result and its logical view over it."""
+def _storage(st: ShapedType, loc, written: bool) -> tuple[list[int], View]:
+    """Storage shape of a function argument/result and its logical view over it.
+
+    Packed strides (row-major, or permuted) keep the buffer's shape in memory order;
+    other strides (gaps: a slice of a larger buffer, or overlaps) make a flat buffer
+    spanning every element the view reaches, read through the view. A result (written)
+    must not overlap itself."""
     view = View.strided(st.dims, st.strides)
     if st.strides == standard_strides(st.dims):
         return list(st.dims) or [1], view
     owned = sorted(((s, d) for d, s in zip(st.dims, st.strides) if not (s == 0 and d > 1)),
                    key=lambda sd: -sd[0])
-    expect = 1
+    inner, span, packed, overlap = 1, 1, True, False  # from the smallest stride up
     for s, d in reversed(owned):
         if d == 1:
             continue
-        if s != expect:
-            raise AccelError(f"strides of {st} do not describe a packed buffer (possibly "
-                             f"permuted or broadcast); such a buffer cannot cross the "
-                             f"function boundary", loc)
-        expect *= d
-    return [d for _, d in owned] or [1], view
+        packed &= s == inner
+        overlap |= s < span
+        inner, span = inner * d, span + (d - 1) * s
+    if packed:
+        return [d for _, d in owned] or [1], view
+    if written and (overlap or len(owned) < len(st.dims)):
+        raise AccelError(f"strides of result {st} place several elements at one address; "
+                         f"such a result cannot be written", loc)
+    span = sum((d - 1) * s for d, s in zip(st.dims, st.strides)) + 1
+    return [span], view
+
+
+def _func_arch(f: ir.Operation, option: str, loc) -> str:
+    """The function's `arch` (or MIGraphX's own `rock.arch`) attribute, else the pass
+    option; an empty attribute (a harness placeholder) counts as not given."""
+    for name in ("arch", "rock.arch"):
+        if name in f.attributes:
+            if not isinstance(f.attributes[name], ir.StringAttr):
+                raise AccelError(f"MIGraphX function attribute '{name}' must be a string", loc)
+            if f.attributes[name].value:
+                return f.attributes[name].value
+    if not option:
+        raise AccelError("MIGraphX function has no 'arch' (or 'rock.arch') attribute and no "
+                         "arch option was given", loc)
+    return option
 
 
 class _FuncLowering:
@@ -150,15 +174,7 @@ class _FuncLowering:
         self.values: dict = {}          # old ir.Value -> _Tensor
         self.pending: dict = {}         # old ir.Value -> _Fusion whose `last` defines it
         self.written: set[int] = set()  # results already stored in their out-parameter
-        arch = arch_option
-        if "arch" in f.attributes:
-            if not isinstance(f.attributes["arch"], ir.StringAttr):
-                raise AccelError("MIGraphX function attribute 'arch' must be a string", self.loc)
-            arch = f.attributes["arch"].value
-        if not arch:
-            raise AccelError("MIGraphX function has no 'arch' attribute and no arch option "
-                             "was given", self.loc)
-        self.arch = arch.split(":")[0]
+        self.arch = _func_arch(f, arch_option, self.loc).split(":")[0]
         try:
             self.mma_kind = get_arch(self.arch).mma_kind
         except AccelError as e:
@@ -170,8 +186,9 @@ class _FuncLowering:
         ftype = self.old.attributes["function_type"].value
         arg_sts = [self._boundary_type(a.type, a.location) for a in old_block.arguments]
         res_sts = [self._boundary_type(t, self.loc) for t in ftype.results]
-        arg_storage = [_storage(st, a.location) for st, a in zip(arg_sts, old_block.arguments)]
-        res_storage = [_storage(st, self.loc) for st in res_sts]
+        arg_storage = [_storage(st, a.location, False)
+                       for st, a in zip(arg_sts, old_block.arguments)]
+        res_storage = [_storage(st, self.loc, True) for st in res_sts]
         mtypes = [ir.MemRefType.get(shape, ir.Type.parse(st.mlir_elem))
                   for st, (shape, _) in zip(arg_sts + res_sts, arg_storage + res_storage)]
         with ir.InsertionPoint(self.old), self.loc:
