@@ -251,10 +251,11 @@ def _main(argv: Sequence[str] | None) -> int:
             failed |= result is None
         if result is not None:
             outputs.append(result)
-    if failed and not args.split_input_file:
-        return 1
     # As mlir-opt: with --split-input-file every chunk that succeeded is printed (a
-    # failed one prints its diagnostic only), and the run still fails at the end.
+    # failed one prints its diagnostic only), and the run still fails at the end. An
+    # output file is all or nothing: a failing run writes none.
+    if failed and not (args.split_input_file and args.output == "-"):
+        return 1
     write_output_atomic(args.output, f"{SPLIT_MARKER}\n".join(outputs))
     return 1 if failed else 0
 
