@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from math import prod
 
 from accel.bindings import func, ir, memref
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, warn
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.ops import GemmOp, collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
@@ -60,6 +60,9 @@ _BINARY = {"migraphx.add": ("arith.addf", "arith.addi"),
            "migraphx.mul": ("arith.mulf", "arith.muli")}
 _ELEMENTWISE = set(_BINARY) | {"migraphx.relu", "migraphx.convert"}
 _PURE_VIEWS = ("migraphx.transpose", "migraphx.reshape")
+# Perf configs rocMLIR writes for kernels other than a GEMM (attention: `attn:` with
+# named fields) that MIGraphX may attach to a dot.
+NON_GEMM_CONFIG_PREFIXES = ("attn:",)
 
 
 @register
@@ -438,10 +441,25 @@ class _FuncLowering:
                 raise AccelError("'migraphx.dot' attribute 'perf_config' must be a string",
                                  op.location)
             config_text = op.attributes["perf_config"].value
-            try:
-                config = PerfConfig.parse(config_text, self.mma_kind)
-            except AccelError as e:
-                raise AccelError(e.message, op.location) from None
+            if config_text.startswith(NON_GEMM_CONFIG_PREFIXES):
+                # MIGraphX attaches a fused kernel's config (attention's) to each of its
+                # dots; it says nothing about this GEMM's tile, so one is chosen instead.
+                warn(f"perf config '{config_text}' is not a GEMM config; it is ignored "
+                     f"and one is chosen", op.location)
+                config_text = None
+            else:
+                try:
+                    config = PerfConfig.parse(config_text, self.mma_kind)
+                except AccelError as e:
+                    raise AccelError(e.message, op.location) from None
+                if config.split_k > 1:
+                    # The kernel has no split-K: the same tile over the whole K computes
+                    # the same product (in one pass instead of split_k partial ones).
+                    warn(f"perf config '{config_text}' asks for splitKFactor "
+                         f"{config.split_k}, which accel does not implement; the GEMM runs "
+                         f"with splitKFactor 1", op.location)
+                    config = config.replace(split_k=1)
+                    config_text = str(config)
         a_mem, a_layout = self._gemm_operand(a, "A", g, m, k, config)
         b_mem, b_layout = self._gemm_operand(b, "B", g, n, k, config)
         elem_t = ir.Type.parse(out_st.mlir_elem)
