@@ -268,6 +268,15 @@ class _FuncLowering:
             self._define(op, _Tensor(t.base, view, out_st))
         elif name == "migraphx.multibroadcast":
             self._define(op, self._broadcast(op, ins[0]))
+        elif name == "migraphx.broadcast":
+            self._define(op, self._axis_broadcast(op, ins[0]))
+        elif name == "migraphx.slice":
+            t = ins[0]
+            view = self._slice_view(op, t.view)
+            if view is None:  # a slice across a merged dimension: copy, then slice
+                t = self._materialize(t)
+                view = self._slice_view(op, t.view)
+            self._define(op, _Tensor(t.base, view, out_st))
         elif name == "migraphx.dot":
             self._define(op, self._dot(op, ins, out_st))
         elif name in _ELEMENTWISE:
@@ -377,6 +386,41 @@ class _FuncLowering:
             raise AccelError(f"cannot broadcast shape {list(t.view.shape)} to {lens}",
                              op.location)
         return _Tensor(t.base, view, _shaped(op.results[0].type))
+
+    def _axis_broadcast(self, op, t: _Tensor) -> _Tensor:
+        """MIGraphX broadcast: the operand's dimensions placed at `axis` of `out_lens`,
+        every other dimension repeated (stride 0)."""
+        lens = self._int_list(op, "out_lens")
+        axis = op.attributes["axis"].value if "axis" in op.attributes else 0
+        rank = t.view.rank
+        if not (0 <= axis <= len(lens) - rank) or list(t.view.shape) != lens[axis:axis + rank]:
+            raise AccelError(f"cannot broadcast shape {list(t.view.shape)} at axis {axis} to "
+                             f"{lens}", op.location)
+        dims = tuple(((n, 0),) if n != 1 else () for n in lens[:axis]) + t.view.dims + \
+            tuple(((n, 0),) if n != 1 else () for n in lens[axis + rank:])
+        return _Tensor(t.base, View(dims, t.view.offset), _shaped(op.results[0].type))
+
+    def _slice_view(self, op, view: View) -> View | None:
+        axes, starts, ends = (self._int_list(op, a) for a in ("axes", "starts", "ends"))
+        if not len(axes) == len(starts) == len(ends):
+            raise AccelError("'migraphx.slice' needs as many starts and ends as axes",
+                             op.location)
+        for axis, start, end in zip(axes, starts, ends):
+            if axis < 0:
+                axis += view.rank
+            if not 0 <= axis < view.rank:
+                raise AccelError(f"slice axis {axis} is out of range for rank {view.rank}",
+                                 op.location)
+            n = view.shape[axis]
+            # MIGraphX clamps like numpy: negative bounds count from the end.
+            lo, hi = (max(0, min(n, b + n if b < 0 else b)) for b in (start, end))
+            if lo >= hi:
+                raise AccelError(f"slice [{start}, {end}) of axis {axis} (extent {n}) is "
+                                 f"empty", op.location)
+            view = view.slice(axis, lo, hi)
+            if view is None:
+                return None
+        return view
 
     def _literal(self, op) -> _Tensor:
         st = self._result_type(op)
