@@ -16,14 +16,16 @@ load t+2 | barrier; one barrier per k-tile.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, replace
 
 from accel.codegen.builder import Emitter, Value
-from accel.codegen.epilogue import Bias, Epilogue
+from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy, lds_fragment
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.dialect.accel_layout import ceil_div
 from accel.dialect.element_types import ELEMENT_BYTES
+from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.ops import ACCUMULATOR, GemmOp, GemmShape, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
@@ -64,9 +66,8 @@ class GemmKernel:
     symbol: str
     c_layout: str                    # row | accel
     c_shape: tuple[int, ...]
-    epilogue: str                    # none | bias | relu | bias_relu (dialect/ops.py)
-    bias_type: str | None            # memref type of the bias operand, if any
-    bias_shape: tuple[int, ...]      # [N] or [G, N]; () without a bias
+    epilogue: str                    # a fixed name or an op list (dialect/epilogue_program.py)
+    extras: tuple[Extra, ...]        # the epilogue's operands after C, in argument order
 
     @property
     def acc_type(self) -> str:
@@ -128,7 +129,7 @@ class GemmKernel:
         self._emit_body(em)
         lds_a, lds_b = self._lds_types()
         gx, gy, gz = self.grid
-        bias_arg = f", %bias: {self.bias_type}" if self.bias_type else ""
+        bias_arg = "".join(f", {x.memref}: {x.memref_type}" for x in self.extras)
         return (
             f"gpu.module @{self.symbol} {{\n"
             f"  gpu.func @{self.symbol}(%A: {self.a.memref_type}, %B: {self.b.memref_type}, "
@@ -259,17 +260,13 @@ class GemmKernel:
         accs = _loop(em, self.k_tiles, [(x, acc_t) for x in accs] + staged, k_tile_body, "kt",
                      unroll=False)[:n_acc]
 
-        bias = None
-        if self.bias_type:
-            bias = Bias(memref="%bias", memref_type=self.bias_type,
-                        batched=len(self.bias_shape) == 2)
         epilogue = Epilogue(mma=mma, c="%C", c_type=self.c_type, c_layout=self.c_layout,
                             g=self.g, m=self.m, n=self.n,
                             m_per_block=cfg.m_per_block, n_per_block=cfg.n_per_block,
                             kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
                             acc_elem=self.acc_type, out_elem=self.out_type,
-                            accumulate=self.accumulate, bias=bias,
-                            relu=self.epilogue in ("relu", "bias_relu"))
+                            accumulate=self.accumulate, program=Program.parse(self.epilogue),
+                            extras=self.extras)
         row_in_tile = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         col_lane = em.add(em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave)),
                           mma.c_col_base(em, lane))
@@ -309,8 +306,14 @@ def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accum
             name += _LAYOUT_LETTER[c_layout]
     if accumulate:
         name += "_acc"
-    if epilogue != "none":
+    if epilogue in LEGACY and epilogue != "none":
         name += "_" + epilogue.replace("bias", "gbias" if bias_batched else "bias")
+    elif epilogue not in LEGACY:
+        # An op list: its ops in order and a digest of the whole list (operands and
+        # literals included), so two different lists never share a symbol.
+        steps = Program.parse(epilogue).steps
+        ops = "_".join(st.op for st in steps[:4]) + ("_etc" if len(steps) > 4 else "")
+        name += f"_ep_{ops}_{zlib.crc32(epilogue.encode()):08x}"
     return f"{name}_{arch}"
 
 
@@ -337,8 +340,7 @@ def _build(gemm: GemmOp) -> GemmKernel:
         raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
                          f"{arch.name}: {problems[0]}")
     mma = select_mma(arch, in_type, config.mn_per_xdl)
-    bias = gemm.bias
-    for v in (gemm.a, gemm.b, gemm.c) + ((bias,) if bias is not None else ()):
+    for v in [gemm.a, gemm.b, gemm.c] + gemm.extras:
         shp, elem = memref_info(v)
         size = ELEMENT_BYTES[elem]
         for d in shp:
@@ -359,7 +361,10 @@ def _build(gemm: GemmOp) -> GemmKernel:
 
     a = operand("A", gemm.a, gemm.a_layout, shape.m, config.m_per_block)
     b = operand("B", gemm.b, gemm.b_layout, shape.n, config.n_per_block)
-    bias_shape = tuple(memref_info(bias)[0]) if bias is not None else ()
+    fixed = gemm.epilogue in LEGACY
+    extras = tuple(Extra(name="bias" if fixed else f"e{i}", memref_type=str(v.type),
+                         shape=tuple(memref_info(v)[0]), kind=kind, elem=memref_info(v)[1])
+                   for i, (v, kind) in enumerate(zip(gemm.extras, gemm.extra_kinds)))
     kernel = GemmKernel(
         arch=arch, config=config, mma=mma, g=shape.g, m=shape.m, n=shape.n, k=shape.k,
         in_type=in_type, out_type=out_type,
@@ -367,9 +372,9 @@ def _build(gemm: GemmOp) -> GemmKernel:
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k, in_type, out_type, arch.name,
                              gemm.a_layout, gemm.b_layout, gemm.accumulate, gemm.c_layout,
-                             gemm.epilogue, len(bias_shape) == 2),
+                             gemm.epilogue, any(x.kind == "gn" for x in extras)),
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
-        bias_type=str(bias.type) if bias is not None else None, bias_shape=bias_shape)
+        extras=extras)
     # The padding (at most 256 bytes per tile) is not in the LDS budget that perf-config
     # validity checks (tuning/validity.py); a config that fills LDS exactly goes without.
     if kernel.lds_bytes > arch.lds_bytes:
