@@ -111,6 +111,12 @@ def _computes(generic: ir.Operation) -> bool:
     return any(op.name != "linalg.yield" for op in body.operations)
 
 
+def _fixed_arch(module_text: str) -> str | None:
+    """The chip the converted gemms name, when the input fixed it (not a placeholder)."""
+    m = re.search(r'"accel.gemm".*?arch = "([^"]+)"', module_text)
+    return m.group(1) if m else None
+
+
 def inspect(module_text: str) -> tuple[int, int, int]:
     """(unfused elementwise generics, gemms, gemms with an epilogue)."""
     with new_context():
@@ -143,6 +149,10 @@ def run_chunk(name: str, first_line: int, chunk: str, chips, timeout: int) -> Ch
                 res.unfused, res.gemms, res.fused_gemms = inspect(text)
             if text is None:
                 res.compiled[chip] = "types" if _TYPE_NOT_ON_CHIP.search(message) else message
+                continue
+            fixed = _fixed_arch(text)
+            if fixed not in (None, chip):
+                res.compiled[chip] = f"arch {fixed}"   # the input names its own chip
                 continue
             try:
                 result = compile_module(text, chip, assembly=False)
@@ -182,11 +192,15 @@ def summary(results: list[ChunkResult], chips) -> str:
                  f"with a fused epilogue: {sum(r.fused_gemms for r in conv)}")
     for chip in chips:
         states = Counter("ok" if r.compiled.get(chip) == "ok" else
-                         "types" if r.compiled.get(chip) == "types" else "failed" for r in conv)
+                         "types" if r.compiled.get(chip) == "types" else
+                         "fixed" if str(r.compiled.get(chip)).startswith("arch ") else
+                         "failed" for r in conv)
         lines.append(f"code objects on {chip}: {states['ok']} ok, {states['types']} types "
-                     f"not on the chip, {states['failed']} failed")
+                     f"not on the chip, {states['fixed']} for another chip the input "
+                     f"names, {states['failed']} failed")
         for r in conv:
-            if r.compiled.get(chip) not in ("ok", "types"):
+            if r.compiled.get(chip) not in ("ok", "types") and \
+                    not str(r.compiled.get(chip)).startswith("arch "):
                 lines.append(f"    {r.chunk}: {r.compiled.get(chip)}")
     lines.append("diagnostics by message:")
     kinds = Counter(message_kind(r.message) for r in results if r.outcome == "diagnosed")

@@ -261,7 +261,11 @@ class Epilogue:
         return em.assign(f"{op} {pred}, {a}, {b} : {vector_type(w, self.acc_elem)}", "p")
 
     def _select(self, em: Emitter, cond: str, a: str, b: str, w: int) -> str:
-        return em.assign(f"arith.select {cond}, {a}, {b} : {vector_type(w, self.acc_elem)}")
+        """Lane-wise cond ? a : b, cond a vector of i1 like the values."""
+        types = vector_type(w, self.acc_elem)
+        if w > 1:
+            types = f"{vector_type(w, 'i1')}, {types}"
+        return em.assign(f"arith.select {cond}, {a}, {b} : {types}")
 
     def _step(self, em: Emitter, op: str, args: list[str], w: int) -> str:
         t = vector_type(w, self.acc_elem)

@@ -46,10 +46,12 @@ from math import prod
 from accel.bindings import func, ir, memref
 from accel.diagnostics import AccelError, warn
 from accel.dialect.accel_layout import AccelTile
-from accel.dialect.ops import GemmOp, collect_ops, memref_info
+from accel.dialect.ops import ACCUMULATOR, GemmOp, collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.migraphx import memrefs
 from accel.migraphx.shaped import ShapedType, standard_strides
+from accel.migraphx.epilogue import FUSIBLE, Fused, Fuser, chain_after
+from accel.migraphx.tensor import Tensor
 from accel.migraphx.view import View
 from accel.passes.registry import AccelPass, option, register
 from accel.target.database import get_arch
@@ -100,32 +102,6 @@ def _width(elem: str) -> int:
     return int(re.search(r"\d+", elem).group())
 
 
-@dataclass(frozen=True)
-class _Fusion:
-    """A dot waiting for its epilogue: the ops absorbed so far end with `last`."""
-    dot: ir.Operation
-    last: ir.Operation
-    bias: ir.Value | None = None    # the bias memref ([N] or [G, N])
-    relu: bool = False
-
-    @property
-    def epilogue(self) -> str:
-        kinds = (["bias"] if self.bias is not None else []) + (["relu"] if self.relu else [])
-        return "_".join(kinds) or "none"
-
-
-@dataclass
-class _Tensor:
-    """A MIGraphX value: `view` places its elements in the identity-layout memref `base`."""
-    base: ir.Value
-    view: View
-    st: ShapedType
-
-    @property
-    def base_shape(self) -> list[int]:
-        return memref_info(self.base)[0]
-
-
 def _storage(st: ShapedType, loc, written: bool) -> tuple[list[int], View]:
     """Storage shape of a function argument/result and its logical view over it.
 
@@ -174,8 +150,9 @@ class _FuncLowering:
         self.module = module
         self.old = f
         self.loc = f.location
-        self.values: dict = {}          # old ir.Value -> _Tensor
-        self.pending: dict = {}         # old ir.Value -> _Fusion whose `last` defines it
+        self.values: dict = {}          # old ir.Value -> Tensor
+        self.absorbed: set = set()      # ops lowered with the chain they belong to
+        self.chain_ends: dict = {}      # last op of a fusible chain -> (dot, chain)
         self.written: set[int] = set()  # results already stored in their out-parameter
         self.arch = _func_arch(f, arch_option, self.loc).split(":")[0]
         try:
@@ -205,7 +182,7 @@ class _FuncLowering:
         n_args = len(arg_sts)
         for old_arg, st, (_, view), new_arg in zip(old_block.arguments, arg_sts, arg_storage,
                                                    block.arguments):
-            self.values[old_arg] = _Tensor(new_arg, view, st)
+            self.values[old_arg] = Tensor(new_arg, view, st)
         self.outs = [(block.arguments[n_args + i], view, st)
                      for i, (st, (_, view)) in enumerate(zip(res_sts, res_storage))]
         ops = list(old_block.operations)
@@ -241,31 +218,39 @@ class _FuncLowering:
                     chain.insert(0, op)
                     v = op.operands[0]
                     continue
-                if op.name == "migraphx.dot" or op.name in _ELEMENTWISE:
+                if op.name == "migraphx.dot" or op.name in _ELEMENTWISE or op.name in FUSIBLE:
                     plan[op] = (r, chain)
                 break
         return plan
 
     # ---- ops -----------------------------------------------------------------
     def _lower(self, op: ir.Operation) -> None:
+        if op in self.absorbed:        # a dot or chain op, lowered where its chain ends
+            return
+        if op in self.chain_ends:
+            self._lower_chain(*self.chain_ends.pop(op))
+            return
+        if op.name == "migraphx.dot" and self._defer(op):
+            return
+        self._lower_op(op)
+
+    def _lower_op(self, op: ir.Operation) -> None:
         name = op.name
         if name == "migraphx.literal":
             self._define(op, self._literal(op))
-            return
-        if self._fuse(op):
             return
         ins = [self.values[v] for v in op.operands]
         out_st = self._result_type(op)
         if name == "migraphx.transpose":
             t = ins[0]
-            self._define(op, _Tensor(t.base, self._transpose_view(op, t.view), out_st))
+            self._define(op, Tensor(t.base, self._transpose_view(op, t.view), out_st))
         elif name == "migraphx.reshape":
             t = ins[0]
             view = self._reshape_view(op, t.view)
             if view is None:  # the regrouping needs a copy
                 t = self._materialize(t)
                 view = self._reshape_view(op, t.view)
-            self._define(op, _Tensor(t.base, view, out_st))
+            self._define(op, Tensor(t.base, view, out_st))
         elif name == "migraphx.multibroadcast":
             self._define(op, self._broadcast(op, ins[0]))
         elif name == "migraphx.broadcast":
@@ -276,7 +261,7 @@ class _FuncLowering:
             if view is None:  # a slice across a merged dimension: copy, then slice
                 t = self._materialize(t)
                 view = self._slice_view(op, t.view)
-            self._define(op, _Tensor(t.base, view, out_st))
+            self._define(op, Tensor(t.base, view, out_st))
         elif name == "migraphx.dot":
             self._define(op, self._dot(op, ins, out_st))
         elif name in _ELEMENTWISE:
@@ -285,59 +270,44 @@ class _FuncLowering:
             raise AccelError(f"'{name}' is not supported by accel-from-migraphx", op.location)
         self._check_shape(op, self.values[op.results[0]].view.shape, out_st)
 
-    # ---- epilogue fusion -------------------------------------------------------
-    def _fuse(self, op: ir.Operation) -> bool:
-        """Defer a dot to its epilogue, or absorb `op` into a deferred one; True when
-        `op` needs no lowering of its own. A deferred dot that `op` cannot absorb is
-        lowered first, unfused."""
-        if op.name == "migraphx.dot":
-            if (len(op.results) != 1
-                    or _only_user(op.results[0], ("migraphx.add", "migraphx.relu")) is None):
-                return False
-            self.pending[op.results[0]] = _Fusion(op, op)
-            return True
-        waiting = [v for v in op.operands if v in self.pending]
-        for v in waiting[1:]:
-            self._finish(self.pending.pop(v))
-        if not waiting:
+    # ---- epilogue fusion (accel.migraphx.epilogue) ------------------------------
+    def _defer(self, dot: ir.Operation) -> bool:
+        """Hold a dot with a fusible chain after it until the chain's end (where every
+        extra operand is defined); True when deferred."""
+        if len(dot.results) != 1 or _shaped(dot.results[0].type) is None:
             return False
-        fusion = self.pending.pop(waiting[0])
-        grown = self._absorb(fusion, op, waiting[0])
-        if grown is None:
-            self._finish(fusion)
+        chain = chain_after(dot)
+        if not chain:
             return False
-        if not grown.relu and _only_user(op.results[0], ("migraphx.relu",)) is not None:
-            self.pending[op.results[0]] = grown
-        else:
-            self._finish(grown)
+        self.absorbed.update([dot] + chain[:-1])
+        self.chain_ends[chain[-1]] = (dot, chain)
         return True
 
-    def _absorb(self, fusion: _Fusion, op: ir.Operation, value: ir.Value) -> _Fusion | None:
-        """`fusion` extended by `op` (which reads `value`, its last result), or None."""
-        dot_st = self._result_type(fusion.dot)
-        st = _shaped(op.results[0].type) if len(op.results) == 1 else None
-        if (st is None or fusion.relu or st.dims != dot_st.dims or st.elem != dot_st.elem
-                or st.is_unsigned):
-            return None
-        if op.name == "migraphx.relu" and len(op.operands) == 1:
-            return replace(fusion, last=op, relu=True)
-        if op.name != "migraphx.add" or len(op.operands) != 2 or fusion.bias is not None:
-            return None
-        other = self.values[op.operands[1] if op.operands[0] == value else op.operands[0]]
-        if other.st.elem != st.elem:
-            return None
-        bias = _bias_buffer(other, st.dims)
-        return None if bias is None else replace(fusion, last=op, bias=bias)
-
-    def _finish(self, fusion: _Fusion) -> None:
-        """Lower the fused dot where its chain ends; its result is the chain's last."""
-        dot, last = fusion.dot, fusion.last
+    def _lower_chain(self, dot: ir.Operation, chain: list[ir.Operation]) -> None:
+        """The dot as one gemm with as much of its chain as fuses; the rest after it."""
+        ins = [self.values[v] for v in dot.operands]
+        dot_st = self._result_type(dot)
+        in_type = ins[0].st.mlir_elem if ins else ""
+        fused = None
+        if in_type in ACCUMULATOR and len(ins) == 2 and ins[1].st.mlir_elem == in_type:
+            fuser = Fuser(in_type, dot_st, lambda v: self.values[v], self._materialize)
+            v = dot.results[0]
+            for op in chain:
+                with op.location:
+                    if not fuser.take(op, v):
+                        break
+                v = op.results[0]
+            fused = fuser.result()
+        taken = fused.ops if fused else 0
+        last = chain[taken - 1] if taken else dot
         with dot.location:
-            t = self._dot(dot, [self.values[v] for v in dot.operands],
-                          self._result_type(dot), fusion)
+            t = self._dot(dot, ins, dot_st, last, fused if taken else None)
         self._define(last, replace(t, st=self._result_type(last)))
+        for op in chain[taken:]:
+            with op.location:
+                self._lower_op(op)
 
-    def _define(self, op: ir.Operation, t: _Tensor) -> None:
+    def _define(self, op: ir.Operation, t: Tensor) -> None:
         if len(op.results) != 1:
             raise AccelError(f"'{op.name}' must have one result", op.location)
         self.values[op.results[0]] = t
@@ -379,15 +349,15 @@ class _FuncLowering:
                              f"({prod(view.shape)} -> {prod(dims)})", op.location)
         return view.reshape(dims)
 
-    def _broadcast(self, op, t: _Tensor) -> _Tensor:
+    def _broadcast(self, op, t: Tensor) -> Tensor:
         lens = self._int_list(op, "out_lens")
         view = t.view.broadcast(lens)
         if view is None:
             raise AccelError(f"cannot broadcast shape {list(t.view.shape)} to {lens}",
                              op.location)
-        return _Tensor(t.base, view, _shaped(op.results[0].type))
+        return Tensor(t.base, view, _shaped(op.results[0].type))
 
-    def _axis_broadcast(self, op, t: _Tensor) -> _Tensor:
+    def _axis_broadcast(self, op, t: Tensor) -> Tensor:
         """MIGraphX broadcast: the operand's dimensions placed at `axis` of `out_lens`,
         every other dimension repeated (stride 0)."""
         lens = self._int_list(op, "out_lens")
@@ -398,7 +368,7 @@ class _FuncLowering:
                              f"{lens}", op.location)
         dims = tuple(((n, 0),) if n != 1 else () for n in lens[:axis]) + t.view.dims + \
             tuple(((n, 0),) if n != 1 else () for n in lens[axis + rank:])
-        return _Tensor(t.base, View(dims, t.view.offset), _shaped(op.results[0].type))
+        return Tensor(t.base, View(dims, t.view.offset), _shaped(op.results[0].type))
 
     def _slice_view(self, op, view: View) -> View | None:
         axes, starts, ends = (self._int_list(op, a) for a in ("axes", "starts", "ends"))
@@ -422,7 +392,7 @@ class _FuncLowering:
                 return None
         return view
 
-    def _literal(self, op) -> _Tensor:
+    def _literal(self, op) -> Tensor:
         st = self._result_type(op)
         value = op.attributes["value"] if "value" in op.attributes else None
         if not isinstance(value, ir.DenseElementsAttr):
@@ -440,7 +410,7 @@ class _FuncLowering:
             memref.GlobalOp(name, ir.TypeAttr.get(mtype), sym_visibility="private",
                             initial_value=value, constant=True)
         base = memref.GetGlobalOp(mtype, name).result
-        return _Tensor(base, View.contiguous(shape), st)
+        return Tensor(base, View.contiguous(shape), st)
 
     def _fresh_symbol(self, stem: str) -> str:
         taken = {op.attributes["sym_name"].value for op in self.module.body.operations
@@ -451,8 +421,9 @@ class _FuncLowering:
         return f"{stem}_{i}"
 
     # ---- dot -----------------------------------------------------------------
-    def _dot(self, op, ins: list[_Tensor], out_st: ShapedType,
-             fusion: _Fusion | None = None) -> _Tensor:
+    def _dot(self, op, ins: list[Tensor], out_st: ShapedType,
+             last: ir.Operation | None = None, fused: Fused | None = None) -> Tensor:
+        """accel.gemm for dot `op`; with `fused`, its epilogue up to chain op `last`."""
         if len(ins) != 2:
             raise AccelError("'migraphx.dot' takes two operands", op.location)
         a, b = ins
@@ -506,22 +477,24 @@ class _FuncLowering:
                     config_text = str(config)
         a_mem, a_layout = self._gemm_operand(a, "A", g, m, k, config)
         b_mem, b_layout = self._gemm_operand(b, "B", g, n, k, config)
-        elem_t = ir.Type.parse(out_st.mlir_elem)
-        dest = self._dot_destination(fusion.last if fusion else op, want, g, m, n, config)
+        elem_t = ir.Type.parse(fused.out_elem if fused else out_st.mlir_elem)
+        dest = self._dot_destination(last or op, want, g, m, n, config)
         if dest is None:
             c_mem, c_layout = memrefs.alloc([g, m, n], elem_t), "row"
         else:
             c_mem, c_layout = dest
         gemm = GemmOp.build(a_mem, b_mem, c_mem, arch=self.arch, a_layout=a_layout,
                             b_layout=b_layout, c_layout=c_layout, perf_config=config_text,
-                            bias=fusion.bias if fusion else None,
-                            epilogue=fusion.epilogue if fusion else "none", loc=op.location)
+                            extras=fused.extras if fused else [],
+                            epilogue=(fused.program or "none") if fused else "none",
+                            epilogue_operands=fused.kinds if fused and fused.program else None,
+                            loc=op.location)
         gemm.verify()
         if c_layout == "row":
-            return _Tensor(c_mem, View.contiguous([g, m, n]).reshape(want), out_st)
-        return _Tensor(c_mem, _accel_view(c_mem, g, m, n, False).reshape(want), out_st)
+            return Tensor(c_mem, View.contiguous([g, m, n]).reshape(want), out_st)
+        return Tensor(c_mem, _accel_view(c_mem, g, m, n, False).reshape(want), out_st)
 
-    def _gemm_operand(self, t: _Tensor, name: str, g: int, d: int, k: int,
+    def _gemm_operand(self, t: Tensor, name: str, g: int, d: int, k: int,
                       config: PerfConfig | None) -> tuple[ir.Value, str]:
         """The memref and layout through which accel.gemm reads operand `t` in place,
         else a row-major copy."""
@@ -570,7 +543,7 @@ class _FuncLowering:
         return None
 
     # ---- elementwise ---------------------------------------------------------
-    def _elementwise(self, op, ins: list[_Tensor], out_st: ShapedType) -> _Tensor:
+    def _elementwise(self, op, ins: list[Tensor], out_st: ShapedType) -> Tensor:
         name = op.name
         arity = 2 if name in _BINARY else 1
         if len(ins) != arity:
@@ -588,7 +561,7 @@ class _FuncLowering:
         dest = self._elementwise_destination(op)
         if dest is None:
             base = memrefs.alloc(out_st.dims, elem_t)
-            out = _Tensor(base, View.contiguous(out_st.dims), out_st)
+            out = Tensor(base, View.contiguous(out_st.dims), out_st)
         else:
             out = dest
         body = _body(name, ins[0].st, out_st, elem_t)
@@ -596,7 +569,7 @@ class _FuncLowering:
                         body)
         return out
 
-    def _elementwise_destination(self, op) -> _Tensor | None:
+    def _elementwise_destination(self, op) -> Tensor | None:
         if op not in self.plan or self.plan[op][1]:
             return None
         r = self.plan[op][0]
@@ -604,51 +577,30 @@ class _FuncLowering:
         if view.index_exprs(memref_info(out)[0]) is None:
             return None
         self.written.add(r)
-        return _Tensor(out, view, st)
+        return Tensor(out, view, st)
 
-    def _indexing(self, t: _Tensor) -> tuple[ir.Value, list[str]]:
+    def _indexing(self, t: Tensor) -> tuple[ir.Value, list[str]]:
         exprs = t.view.index_exprs(t.base_shape)
         if exprs is not None:
             return t.base, exprs
         return memrefs.reshape(t.base, [prod(t.base_shape)]), [t.view.offset_expr()]
 
-    def _materialize(self, t: _Tensor) -> _Tensor:
+    def _materialize(self, t: Tensor) -> Tensor:
         """Copy `t` into a fresh row-major buffer of its logical shape."""
         elem_t = t.base.type.element_type
         shape = list(t.view.shape)
         base = memrefs.alloc(shape, elem_t)
-        out = _Tensor(base, View.contiguous(shape), t.st)
+        out = Tensor(base, View.contiguous(shape), t.st)
         memrefs.generic([self._indexing(t)], self._indexing(out), len(shape), lambda a: a[0])
         return out
 
-    def _copy_to_out(self, t: _Tensor, r: int, loc) -> None:
+    def _copy_to_out(self, t: Tensor, r: int, loc) -> None:
         out, view, st = self.outs[r]
         if t.st.elem != st.elem or t.view.shape != tuple(st.dims):
             raise AccelError(f"returned value of type {t.st} does not match result type {st}",
                              loc)
         exprs = view.index_exprs(memref_info(out)[0])
         memrefs.generic([self._indexing(t)], (out, exprs), len(st.dims), lambda a: a[0])
-
-
-def _only_user(value: ir.Value, names: tuple[str, ...]) -> ir.Operation | None:
-    """The op using `value`, if that is its only use and the op is one of `names`."""
-    uses = list(value.uses)
-    if len(uses) != 1 or uses[0].owner.name not in names:
-        return None
-    return uses[0].owner
-
-
-def _bias_buffer(t: _Tensor, dims) -> ir.Value | None:
-    """`t` as the memref a fused bias epilogue reads: [N] when its view broadcasts an
-    [N] buffer over batches and rows, [G, N] when it broadcasts [G, N] over rows."""
-    *batch, _, n = dims
-    g = prod(batch)
-    numel = prod(t.base_shape)
-    for source, shape in (([n], [n]), (batch + [1, n], [g, n])):
-        view = View.contiguous(source).broadcast(list(dims))
-        if view is not None and t.view.same_as(view) and numel == prod(shape):
-            return memrefs.reshape(t.base, shape)
-    return None
 
 
 def _accel_chain(shape6, g: int, d: int, k: int, transposed: bool) -> View:

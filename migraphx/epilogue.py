@@ -1,0 +1,167 @@
+"""Epilogue fusion: the elementwise MIGraphX ops after a dot that become accel.gemm's op list.
+
+A MIGraphX GEMM kernel is a dot followed by elementwise work on its result. The ops that
+fuse form a chain from the dot: each consumes the previous value as its only use (it may
+read it twice, `mul %x, %x`), has the dot's result shape, and is an op the epilogue
+computes (FUSIBLE). Its other operands become the gemm's extra operands when their views
+are a buffer broadcast to the output the way accel.gemm reads one (epilogue_program's
+kinds: the full [G, M, N], [N], [G, N], [M], [G, M] or one scalar); another view is
+copied to a full [G, M, N] buffer first. The chain is found before anything is lowered
+(`chain_after`); the gemm is emitted where it ends, when every extra operand exists,
+and `Fuser` then takes as much of it as the element types allow:
+
+* every value of the chain but the first has the element type of the op's operands
+  (MIGraphX's rule), computed in the accumulator type (f32; i32 for i8 inputs);
+* a `convert` inside the chain rounds through its type (`convert_T`); the chain's last
+  value's type is C's, which must be one accel.gemm writes for the inputs' type;
+* unsigned values, and float operands of an integer chain, do not fuse.
+What does not fuse stays a separate op after the gemm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from accel.bindings import ir
+from accel.dialect.epilogue_program import OPS, ROUND_TYPES
+from accel.dialect.ops import ACCUMULATOR, EPILOGUE_OPERAND_TYPES, OUTPUT_TYPES
+from accel.migraphx import memrefs
+from accel.migraphx.shaped import ShapedType
+from accel.migraphx.tensor import Tensor
+from accel.migraphx.view import View
+
+# MIGraphX op -> epilogue op (dialect/epilogue_program.py); convert is handled apart.
+FUSIBLE = {f"migraphx.{name}": name for name in (
+    "add", "sub", "mul", "div", "max", "min", "greater", "less", "relu", "neg", "abs",
+    "exp", "sigmoid", "tanh", "erf", "where", "clip")}
+CONVERT = "migraphx.convert"
+
+
+def _shaped(v: ir.Value) -> ShapedType | None:
+    return ShapedType.from_mlir(str(v.type))
+
+
+def chain_after(dot: ir.Operation) -> list[ir.Operation]:
+    """The ops that may fuse after `dot`, in order (the structure only: single uses, the
+    same shape, fusible op names)."""
+    dims = _shaped(dot.results[0]).dims
+    chain, v = [], dot.results[0]
+    while True:
+        users = [u.owner for u in v.uses]
+        if not users or any(u != users[0] for u in users):
+            return chain
+        op = users[0]
+        if op.name not in FUSIBLE and op.name != CONVERT:
+            return chain
+        st = _shaped(op.results[0]) if len(op.results) == 1 else None
+        if st is None or st.dims != dims:
+            return chain
+        chain.append(op)
+        v = op.results[0]
+
+
+def extra_buffer(t: Tensor, dims) -> tuple[str, ir.Value] | None:
+    """(kind, memref) through which the epilogue reads `t` broadcast to `dims` in place,
+    or None."""
+    *batch, m, n = dims
+    g = prod(batch)
+    numel = prod(t.base_shape)
+    candidates = (("gmn", list(dims), [g, m, n]), ("n", [n], [n]),
+                  ("gn", batch + [1, n], [g, n]), ("m", [m, 1], [m]),
+                  ("gm", batch + [m, 1], [g, m]), ("", [1], [1]))
+    for kind, source, shape in candidates:
+        view = View.contiguous(source).broadcast(list(dims))
+        if view is not None and t.view.same_as(view) and numel == prod(shape):
+            return kind, memrefs.reshape(t.base, shape)
+    return None
+
+
+@dataclass(frozen=True)
+class _Checkpoint:
+    ops: int              # chain ops taken
+    steps: int
+    extras: int
+    elem: str             # MLIR element type of the chain's value here
+    convert: bool         # the last op taken was a convert
+
+
+@dataclass(frozen=True)
+class Fused:
+    """What the gemm takes: `ops` chain ops as `program` over `extras` (of `kinds`),
+    writing C in `out_elem`."""
+    ops: int
+    program: str
+    extras: list
+    kinds: list
+    out_elem: str
+
+
+class Fuser:
+    """Grows an op list along a chain, op by op (`take`); `result` is the longest prefix
+    that ends in a type C can be written in."""
+
+    def __init__(self, in_type: str, dot_st: ShapedType, operand, materialize):
+        # operand(value) -> its Tensor; materialize(tensor) -> a row-major copy of it.
+        self.acc = ACCUMULATOR[in_type]
+        self.out_types = OUTPUT_TYPES[in_type]
+        self.dims = dot_st.dims
+        self.operand = operand
+        self.materialize = materialize
+        self.steps: list[str] = []
+        self.extras: list[ir.Value] = []
+        self.kinds: list[str] = []
+        self.value = "%acc"
+        self.checkpoints = [_Checkpoint(0, 0, 0, dot_st.mlir_elem, False)]
+
+    def take(self, op: ir.Operation, chain_value: ir.Value) -> bool:
+        """Add `op` (which reads the chain's value `chain_value`); False if it cannot."""
+        st = _shaped(op.results[0])
+        if st.is_unsigned or any(_shaped(v) is None or _shaped(v).is_unsigned
+                                 for v in op.operands):
+            return False
+        elem = st.mlir_elem
+        if op.name == CONVERT:
+            if elem not in ROUND_TYPES or (self.acc == "i32" and not elem.startswith("i")):
+                return False
+            self._add(f"convert_{elem}", [self.value])
+        else:
+            name = FUSIBLE[op.name]
+            if len(op.operands) != OPS[name][0] or (self.acc == "i32" and OPS[name][1]):
+                return False
+            # where's condition may have any type; the other operands have the result's.
+            typed = op.operands[1:] if name == "where" else op.operands
+            if any(_shaped(v).elem != st.elem for v in typed):
+                return False
+            args = []
+            for v in op.operands:
+                arg = self.value if v == chain_value else self._extra(v)
+                if arg is None:
+                    return False
+                args.append(arg)
+            self._add(name, args)
+        self.checkpoints.append(_Checkpoint(self.checkpoints[-1].ops + 1, len(self.steps),
+                                            len(self.extras), elem, op.name == CONVERT))
+        return True
+
+    def result(self) -> Fused:
+        cp = next(c for c in reversed(self.checkpoints) if c.elem in self.out_types)
+        # A convert that ends the chain is C's own conversion.
+        steps = self.steps[:cp.steps - 1 if cp.convert else cp.steps]
+        return Fused(cp.ops, "; ".join(steps), self.extras[:cp.extras],
+                     self.kinds[:cp.extras], cp.elem)
+
+    def _add(self, op: str, args: list[str]) -> None:
+        self.value = f"%{len(self.steps)}"
+        self.steps.append(f"{self.value} = {op} {', '.join(args)}")
+
+    def _extra(self, v: ir.Value) -> str | None:
+        t = self.operand(v)
+        elem = t.st.mlir_elem
+        if elem not in EPILOGUE_OPERAND_TYPES or (self.acc == "i32" and not elem.startswith("i")):
+            return None
+        found = extra_buffer(t, self.dims) or extra_buffer(self.materialize(t), self.dims)
+        kind, mem = found
+        self.extras.append(mem)
+        self.kinds.append(kind)
+        return f"%e{len(self.extras) - 1}"
