@@ -55,7 +55,7 @@ EPILOGUE_OPERAND_TYPES = ("f32", "f16", "bf16", "i32", "i8")
 # Accumulator type and legal output types per input element type.
 ACCUMULATOR = {"f16": "f32", "bf16": "f32", "i8": "i32", "f32": "f32"}
 OUTPUT_TYPES = {"f16": ("f32", "f16", "bf16"), "bf16": ("f32", "f16", "bf16"),
-                "i8": ("i32",), "f32": ("f32",)}
+                "i8": ("i32",), "f32": ("f32", "f16", "bf16")}
 
 
 def memref_info(value: ir.Value) -> tuple[list[int], str]:

@@ -187,6 +187,15 @@ def case_exp_greater(rng):
     return c, inputs
 
 
+def case_f32_to_f16(rng):
+    """f32 inputs written as f16 (MIGraphX's dot_convert): the convert is C's type."""
+    c = Chain("f32", "f32")
+    s = c.literal("0.125", "f32")
+    c.op("mul", s, fn=lambda x, v: x * v)
+    c.op("convert", fn=lambda x: x, out_elem="f16")
+    return c, {}
+
+
 def case_int(rng):
     """i8 -> i32, exact: per-row i32 scale, [N] bias, clip by literals, relu."""
     c = Chain("si8", "si32")
@@ -231,7 +240,7 @@ def reference(c: Chain, inputs: dict, a, b) -> np.ndarray:
 
 CASES = {"gate": case_gate, "transcendental": case_transcendental,
          "transcendental_f32": lambda rng: case_transcendental(rng, "f32"),
-         "exp_greater": case_exp_greater, "int": case_int}
+         "exp_greater": case_exp_greater, "int": case_int, "f32_to_f16": case_f32_to_f16}
 
 
 @pytest.mark.parametrize("arch", ARCHES)
