@@ -36,6 +36,9 @@ FUSIBLE = {f"migraphx.{name}": name for name in (
     "add", "sub", "mul", "div", "max", "min", "greater", "less", "relu", "neg", "abs",
     "exp", "sigmoid", "tanh", "erf", "where", "clip")}
 CONVERT = "migraphx.convert"
+# Views between the dot and an elementwise op: the epilogue computes in the dot's
+# [G, M, N]; an extra operand read after them is mapped back through their inverses.
+VIEWS = ("migraphx.transpose", "migraphx.reshape")
 
 
 def _shaped(v: ir.Value) -> ShapedType | None:
@@ -43,22 +46,26 @@ def _shaped(v: ir.Value) -> ShapedType | None:
 
 
 def chain_after(dot: ir.Operation) -> list[ir.Operation]:
-    """The ops that may fuse after `dot`, in order (the structure only: single uses, the
-    same shape, fusible op names)."""
+    """The ops that may fuse after `dot`, in order (the structure only: single uses,
+    fusible op names, each elementwise op of the shape of the value it reads; transposes
+    and reshapes in between are views), ending with an elementwise op."""
     dims = _shaped(dot.results[0]).dims
     chain, v = [], dot.results[0]
     while True:
         users = [u.owner for u in v.uses]
         if not users or any(u != users[0] for u in users):
-            return chain
+            break
         op = users[0]
-        if op.name not in FUSIBLE and op.name != CONVERT:
-            return chain
         st = _shaped(op.results[0]) if len(op.results) == 1 else None
-        if st is None or st.dims != dims:
-            return chain
+        if st is None or not (op.name in FUSIBLE or op.name == CONVERT or op.name in VIEWS):
+            break
+        if op.name not in VIEWS and st.dims != dims:
+            break
         chain.append(op)
-        v = op.results[0]
+        dims, v = st.dims, op.results[0]
+    while chain and chain[-1].name in VIEWS:
+        chain.pop()
+    return chain
 
 
 def extra_buffer(t: Tensor, dims) -> tuple[str, ir.Value] | None:
@@ -112,10 +119,14 @@ class Fuser:
         self.extras: list[ir.Value] = []
         self.kinds: list[str] = []
         self.value = "%acc"
+        self.views: list[tuple[ir.Operation, tuple]] = []   # (view op, shape it reads)
         self.checkpoints = [_Checkpoint(0, 0, 0, dot_st.mlir_elem, False)]
 
     def take(self, op: ir.Operation, chain_value: ir.Value) -> bool:
         """Add `op` (which reads the chain's value `chain_value`); False if it cannot."""
+        if op.name in VIEWS:
+            self.views.append((op, _shaped(chain_value).dims))
+            return True
         st = _shaped(op.results[0])
         if st.is_unsigned or any(_shaped(v) is None or _shaped(v).is_unsigned
                                  for v in op.operands):
@@ -140,8 +151,9 @@ class Fuser:
                     return False
                 args.append(arg)
             self._add(name, args)
-        self.checkpoints.append(_Checkpoint(self.checkpoints[-1].ops + 1, len(self.steps),
-                                            len(self.extras), elem, op.name == CONVERT))
+        self.checkpoints.append(_Checkpoint(len(self.views) + len(self.checkpoints),
+                                            len(self.steps), len(self.extras), elem,
+                                            op.name == CONVERT))
         return True
 
     def result(self) -> Fused:
@@ -150,6 +162,18 @@ class Fuser:
         steps = self.steps[:cp.steps - 1 if cp.convert else cp.steps]
         return Fused(cp.ops, "; ".join(steps), self.extras[:cp.extras],
                      self.kinds[:cp.extras], cp.elem)
+
+    def _to_dot_space(self, view: View) -> View | None:
+        """A view in the chain's current coordinates, in the dot's (the views undone)."""
+        for op, in_dims in reversed(self.views):
+            if view is None:
+                return None
+            if op.name == "migraphx.transpose":
+                perm = [a.value for a in op.attributes["permutation"]]
+                view = view.transpose([perm.index(i) for i in range(len(perm))])
+            else:
+                view = view.reshape(list(in_dims))
+        return view
 
     def _add(self, op: str, args: list[str]) -> None:
         self.value = f"%{len(self.steps)}"
@@ -160,6 +184,13 @@ class Fuser:
         elem = t.st.mlir_elem
         if elem not in EPILOGUE_OPERAND_TYPES or (self.acc == "i32" and not elem.startswith("i")):
             return None
+        view = self._to_dot_space(t.view)
+        if view is None:   # regrouped unlike the views undo: copy, then map back
+            t = self.materialize(t)
+            view = self._to_dot_space(t.view)
+            if view is None:
+                return None
+        t = Tensor(t.base, view, t.st)
         found = extra_buffer(t, self.dims) or extra_buffer(self.materialize(t), self.dims)
         kind, mem = found
         self.extras.append(mem)

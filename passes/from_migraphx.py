@@ -241,16 +241,8 @@ class _FuncLowering:
             return
         ins = [self.values[v] for v in op.operands]
         out_st = self._result_type(op)
-        if name == "migraphx.transpose":
-            t = ins[0]
-            self._define(op, Tensor(t.base, self._transpose_view(op, t.view), out_st))
-        elif name == "migraphx.reshape":
-            t = ins[0]
-            view = self._reshape_view(op, t.view)
-            if view is None:  # the regrouping needs a copy
-                t = self._materialize(t)
-                view = self._reshape_view(op, t.view)
-            self._define(op, Tensor(t.base, view, out_st))
+        if name in _PURE_VIEWS:
+            self._define(op, self._view_of(op, ins[0], out_st))
         elif name == "migraphx.multibroadcast":
             self._define(op, self._broadcast(op, ins[0]))
         elif name == "migraphx.broadcast":
@@ -269,6 +261,17 @@ class _FuncLowering:
         else:
             raise AccelError(f"'{name}' is not supported by accel-from-migraphx", op.location)
         self._check_shape(op, self.values[op.results[0]].view.shape, out_st)
+
+    def _view_of(self, op: ir.Operation, t: Tensor, out_st: ShapedType) -> Tensor:
+        """`t` through transpose or reshape `op` (a reshape that cannot regroup `t`'s
+        view copies it first)."""
+        if op.name == "migraphx.transpose":
+            return Tensor(t.base, self._transpose_view(op, t.view), out_st)
+        view = self._reshape_view(op, t.view)
+        if view is None:
+            t = self._materialize(t)
+            view = self._reshape_view(op, t.view)
+        return Tensor(t.base, view, out_st)
 
     # ---- epilogue fusion (accel.migraphx.epilogue) ------------------------------
     def _defer(self, dot: ir.Operation) -> bool:
@@ -300,8 +303,12 @@ class _FuncLowering:
             fused = fuser.result()
         taken = fused.ops if fused else 0
         last = chain[taken - 1] if taken else dot
+        views = [op for op in chain[:taken] if op.name in _PURE_VIEWS]
         with dot.location:
-            t = self._dot(dot, ins, dot_st, last, fused if taken else None)
+            t = self._dot(dot, ins, dot_st, last, fused if taken else None, views)
+        for op in views:   # the result, seen through the views the chain went through
+            with op.location:
+                t = self._view_of(op, t, self._result_type(op))
         self._define(last, replace(t, st=self._result_type(last)))
         for op in chain[taken:]:
             with op.location:
@@ -422,8 +429,10 @@ class _FuncLowering:
 
     # ---- dot -----------------------------------------------------------------
     def _dot(self, op, ins: list[Tensor], out_st: ShapedType,
-             last: ir.Operation | None = None, fused: Fused | None = None) -> Tensor:
-        """accel.gemm for dot `op`; with `fused`, its epilogue up to chain op `last`."""
+             last: ir.Operation | None = None, fused: Fused | None = None,
+             views: list[ir.Operation] = ()) -> Tensor:
+        """accel.gemm for dot `op`; with `fused`, its epilogue up to chain op `last`,
+        through the chain's `views`."""
         if len(ins) != 2:
             raise AccelError("'migraphx.dot' takes two operands", op.location)
         a, b = ins
@@ -478,7 +487,7 @@ class _FuncLowering:
         a_mem, a_layout = self._gemm_operand(a, "A", g, m, k, config)
         b_mem, b_layout = self._gemm_operand(b, "B", g, n, k, config)
         elem_t = ir.Type.parse(fused.out_elem if fused else out_st.mlir_elem)
-        dest = self._dot_destination(last or op, want, g, m, n, config)
+        dest = self._dot_destination(last or op, want, g, m, n, config, views)
         if dest is None:
             c_mem, c_layout = memrefs.alloc([g, m, n], elem_t), "row"
         else:
@@ -518,11 +527,12 @@ class _FuncLowering:
         copy = self._materialize(t)
         return memrefs.reshape(copy.base, plain), "row"
 
-    def _dot_destination(self, op, want, g: int, m: int, n: int,
-                         config: PerfConfig | None) -> tuple[ir.Value, str] | None:
+    def _dot_destination(self, op, want, g: int, m: int, n: int, config: PerfConfig | None,
+                         views: list[ir.Operation] = ()) -> tuple[ir.Value, str] | None:
         if op not in self.plan:
             return None
         r, chain = self.plan[op]
+        chain = list(views) + chain
         out, out_view, _ = self.outs[r]
         candidates = [("row", View.contiguous([g, m, n]), [g, m, n])]
         if config is not None and m % config.m_per_block == 0 and n % config.k_per_block == 0:

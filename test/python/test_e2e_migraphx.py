@@ -269,3 +269,40 @@ def test_slices_and_gapped_argument_are_read_through_views(arch):
     ref, tol = reference(a[:, 3:40, 5:45], b[None, 8:48, :], "f16", "f32")
     result = compare(out, ref, tol)
     assert result.ok, result.describe(out, ref)
+
+
+# The chain goes through views (rocMLIR's gemm-layouts tests): dot -> reshape ->
+# transpose -> add of a tensor in the permuted coordinates. The add fuses (its operand
+# mapped back to the dot's [G, M, N] through the inverse views: here a copy, as its
+# permuted view is no buffer of the dot's shape), the result is copied through the views
+# into the out-parameter: one kernel.
+VIEW_CHAIN = """
+func.func @view_chain(%a: !migraphx.shaped<2x12x40xf16, 480x40x1>, %b: !migraphx.shaped<2x40x21xf16, 840x21x1>, %x: !migraphx.shaped<2x21x4x3xf16, 252x12x3x1>) -> !migraphx.shaped<2x21x4x3xf16, 252x12x3x1> attributes {rock.arch = "##TOKEN_ARCH##"} {
+  %0 = migraphx.dot %a, %b : <2x12x40xf16, 480x40x1>, <2x40x21xf16, 840x21x1> -> <2x12x21xf16, 252x21x1>
+  %1 = migraphx.reshape %0 {dims = [2, 4, 3, 21]} : <2x12x21xf16, 252x21x1> -> <2x4x3x21xf16, 252x63x21x1>
+  %2 = migraphx.transpose %1 {permutation = [0, 3, 1, 2]} : <2x4x3x21xf16, 252x63x21x1> -> <2x21x4x3xf16, 252x1x63x21>
+  %3 = migraphx.add %2, %x : <2x21x4x3xf16, 252x1x63x21>, <2x21x4x3xf16, 252x12x3x1> -> <2x21x4x3xf16, 252x12x3x1>
+  return %3 : !migraphx.shaped<2x21x4x3xf16, 252x12x3x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_chain_through_views_fuses(arch):
+    rng = np.random.default_rng(6)
+    with new_context():
+        module = compile_migraphx(VIEW_CHAIN, arch)
+        (launch,) = collect_ops(module, "gpu.launch_func")
+        assert "_ep_add_" in str(launch.attributes["kernel"])
+        a = random_operand(rng, "f16", (2, 12, 40))
+        b = random_operand(rng, "f16", (2, 40, 21))
+        x = random_operand(rng, "f16", (2, 21, 4, 3))
+        out = np.full((2, 21, 4, 3), np.nan, dtype=np.float16)
+        report = run_host(module, "view_chain", [a, b, x, out], arch=arch)
+    assert len(report.launches) == 1
+    ref, tol = reference(a, b, "f16", "f32")
+    permute4 = lambda y: y.reshape(2, 4, 3, 21).transpose(0, 3, 1, 2)  # noqa: E731
+    ref = permute4(ref) + x.astype(np.float64)
+    tol = permute4(tol) + OUT_EPS["f16"] * np.abs(ref) + 2.0**-24
+    result = compare(out, ref, tol)
+    assert result.ok, result.describe(out, ref)
