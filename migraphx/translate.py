@@ -86,7 +86,8 @@ class _Emitter:
 
     def type_(self, node) -> str:
         tok = node.children[0]
-        body = tok[len("!migraphx.shaped<"):-1] if tok.type == "SHAPED" else tok[1:-1]
+        prefix = {"SHAPED": "!migraphx.shaped<", "TENSOR": "tensor<"}.get(tok.type, "<")
+        body = tok[len(prefix):-1]
         try:
             return str(ShapedType.parse_body(body))
         except AccelError as e:
@@ -177,9 +178,11 @@ class _Emitter:
             self.define(scope, result, out)
             return f'{result} = "{name}"() {attr_text} : () -> {out} {self.loc(result)}'
         result, name, operands, attrs, in_types, _arrow, out_type = node.children
+        if name.type == "STRING":   # the older form's quoted op name
+            name = name.update(value=name[1:-1])
         self.check_name(name)
-        values = list(operands.children)
-        types = [self.type_(t) for t in in_types.children]
+        values = list(operands.children) if operands is not None else []
+        types = [self.type_(t) for t in in_types.children] if in_types is not None else []
         if len(types) != len(values):
             raise AccelError(f"'{name}' has {len(values)} operand(s) but {len(types)} operand "
                              f"type(s)", self.where(result))

@@ -85,7 +85,8 @@ class FromMigraphx(AccelPass):
 
 def _is_migraphx_func(f: ir.Operation) -> bool:
     ftype = f.attributes["function_type"].value
-    if any(_shaped(t) for t in list(ftype.inputs) + list(ftype.results)):
+    if any(str(t).startswith("!migraphx.shaped<")
+           for t in list(ftype.inputs) + list(ftype.results)):
         return True
     return any(op.name.startswith("migraphx.") for op in collect_ops(f))
 

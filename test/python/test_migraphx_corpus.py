@@ -52,3 +52,11 @@ def test_diagnostics_are_one_line(corpus_results):
     for r in corpus_results:
         if r["outcome"] == "diagnosed":
             assert r["message"] and "\n" not in r["message"], r
+
+
+def test_converted_chunks_compile(corpus_results):
+    """Each converted chunk becomes code objects for gfx942 (or names another chip)."""
+    bad = [f"{r['chunk']}: {r['compiled']}" for r in corpus_results
+           if r["outcome"] == "converted" and r["compiled"].get("gfx942") != "ok"
+           and not str(r["compiled"].get("gfx942")).startswith("arch ")]
+    assert not bad, "\n".join(bad)
