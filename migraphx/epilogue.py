@@ -15,7 +15,9 @@ and `Fuser` then takes as much of it as the element types allow:
 * a `convert` inside the chain rounds through its type (`convert_T`); the chain's last
   value's type is C's, which must be one accel.gemm writes for the inputs' type;
 * unsigned values, and float operands of an integer chain, do not fuse.
-What does not fuse stays a separate op after the gemm.
+An operand may itself be computed by elementwise ops used only there
+(`operand_trees`, e.g. `div %dot, (add %arg, %cst)`): they become steps on the extra
+operands they read. What does not fuse stays a separate op after the gemm.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def chain_after(dot: ir.Operation) -> list[ir.Operation]:
     dims = _shaped(dot.results[0]).dims
     chain, v = [], dot.results[0]
     while True:
-        users = [u.owner for u in v.uses]
+        users = [u.owner.operation for u in v.uses]
         if not users or any(u != users[0] for u in users):
             break
         op = users[0]
@@ -66,6 +68,37 @@ def chain_after(dot: ir.Operation) -> list[ir.Operation]:
     while chain and chain[-1].name in VIEWS:
         chain.pop()
     return chain
+
+
+def operand_trees(chain: list[ir.Operation]) -> list[ir.Operation]:
+    """The elementwise ops that compute a chain op's other operands and can be computed
+    in the epilogue too: fusible, used once (by that op), of the dot's shape (only
+    before the chain's first view), recursively. MIGraphX computes a scale or bias
+    this way (`add %arg2, %cst` then `div %dot, %that`)."""
+    found: list[ir.Operation] = []
+    seen = set(chain)
+
+    def visit(v: ir.Value, dims) -> None:
+        if not isinstance(v, ir.OpResult):
+            return
+        op = v.owner.operation
+        if op in seen or (op.name not in FUSIBLE and op.name != CONVERT):
+            return
+        st = _shaped(op.results[0]) if len(op.results) == 1 else None
+        if st is None or st.dims != dims or len(list(v.uses)) != 1:
+            return
+        seen.add(op)
+        found.append(op)
+        for u in op.operands:
+            visit(u, dims)
+
+    for op in chain:
+        if op.name in VIEWS:
+            break
+        dims = _shaped(op.results[0]).dims
+        for v in op.operands:
+            visit(v, dims)
+    return found
 
 
 def extra_buffer(t: Tensor, dims) -> tuple[str, ir.Value] | None:
@@ -108,8 +141,10 @@ class Fuser:
     """Grows an op list along a chain, op by op (`take`); `result` is the longest prefix
     that ends in a type C can be written in."""
 
-    def __init__(self, in_type: str, dot_st: ShapedType, operand, materialize):
-        # operand(value) -> its Tensor; materialize(tensor) -> a row-major copy of it.
+    def __init__(self, in_type: str, dot_st: ShapedType, operand, materialize,
+                 trees: frozenset = frozenset()):
+        # operand(value) -> its Tensor; materialize(tensor) -> a row-major copy of it;
+        # trees: operand_trees' ops, computed in the epilogue where their values are read.
         self.acc = ACCUMULATOR[in_type]
         self.out_types = OUTPUT_TYPES[in_type]
         self.dims = dot_st.dims
@@ -118,6 +153,7 @@ class Fuser:
         self.steps: list[str] = []
         self.extras: list[ir.Value] = []
         self.kinds: list[str] = []
+        self.trees = trees
         self.value = "%acc"
         self.views: list[tuple[ir.Operation, tuple]] = []   # (view op, shape it reads)
         self.checkpoints = [_Checkpoint(0, 0, 0, dot_st.mlir_elem, False)]
@@ -135,22 +171,12 @@ class Fuser:
         if op.name == CONVERT:
             if elem not in ROUND_TYPES or (self.acc == "i32" and not elem.startswith("i")):
                 return False
-            self._add(f"convert_{elem}", [self.value])
+            self.value = self._add(f"convert_{elem}", [self.value])
         else:
-            name = FUSIBLE[op.name]
-            if len(op.operands) != OPS[name][0] or (self.acc == "i32" and OPS[name][1]):
+            value = self._elementwise(op, st, chain_value)
+            if value is None:
                 return False
-            # where's condition may have any type; the other operands have the result's.
-            typed = op.operands[1:] if name == "where" else op.operands
-            if any(_shaped(v).elem != st.elem for v in typed):
-                return False
-            args = []
-            for v in op.operands:
-                arg = self.value if v == chain_value else self._extra(v)
-                if arg is None:
-                    return False
-                args.append(arg)
-            self._add(name, args)
+            self.value = value
         self.checkpoints.append(_Checkpoint(len(self.views) + len(self.checkpoints),
                                             len(self.steps), len(self.extras), elem,
                                             op.name == CONVERT))
@@ -175,11 +201,45 @@ class Fuser:
                 view = view.reshape(list(in_dims))
         return view
 
-    def _add(self, op: str, args: list[str]) -> None:
-        self.value = f"%{len(self.steps)}"
-        self.steps.append(f"{self.value} = {op} {', '.join(args)}")
+    def _elementwise(self, op: ir.Operation, st: ShapedType,
+                     chain_value: ir.Value | None) -> str | None:
+        """The step of a non-convert op (its operands read as extras or, for
+        `chain_value`, as the chain's value); None if it cannot fuse."""
+        name = FUSIBLE[op.name]
+        if len(op.operands) != OPS[name][0] or (self.acc == "i32" and OPS[name][1]):
+            return None
+        # where's condition may have any type; the other operands have the result's.
+        typed = op.operands[1:] if name == "where" else op.operands
+        if any(_shaped(v).elem != st.elem for v in typed):
+            return None
+        args = []
+        for v in op.operands:
+            on_chain = chain_value is not None and v == chain_value
+            arg = self.value if on_chain else self._extra(v)
+            if arg is None:
+                return None
+            args.append(arg)
+        return self._add(name, args)
+
+    def _add(self, op: str, args: list[str]) -> str:
+        value = f"%{len(self.steps)}"
+        self.steps.append(f"{value} = {op} {', '.join(args)}")
+        return value
 
     def _extra(self, v: ir.Value) -> str | None:
+        producer = v.owner.operation if isinstance(v, ir.OpResult) else None
+        if producer is not None and producer in self.trees:
+            st = _shaped(producer.results[0])
+            if st.is_unsigned or any(_shaped(u).is_unsigned for u in producer.operands):
+                return None
+            if producer.name == CONVERT:
+                inner = self._extra(producer.operands[0])
+                elem = st.mlir_elem
+                if inner is None or elem not in ROUND_TYPES or (
+                        self.acc == "i32" and not elem.startswith("i")):
+                    return None
+                return self._add(f"convert_{elem}", [inner])
+            return self._elementwise(producer, st, None)
         t = self.operand(v)
         elem = t.st.mlir_elem
         if elem not in EPILOGUE_OPERAND_TYPES or (self.acc == "i32" and not elem.startswith("i")):

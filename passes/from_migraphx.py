@@ -50,7 +50,7 @@ from accel.dialect.ops import ACCUMULATOR, GemmOp, collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.migraphx import memrefs
 from accel.migraphx.shaped import ShapedType, standard_strides
-from accel.migraphx.epilogue import FUSIBLE, Fused, Fuser, chain_after
+from accel.migraphx.epilogue import FUSIBLE, Fused, Fuser, chain_after, operand_trees
 from accel.migraphx.tensor import Tensor
 from accel.migraphx.view import View
 from accel.passes.registry import AccelPass, option, register
@@ -240,7 +240,7 @@ class _FuncLowering:
         if name == "migraphx.literal":
             self._define(op, self._literal(op))
             return
-        ins = [self.values[v] for v in op.operands]
+        ins = [self._value(v) for v in op.operands]
         out_st = self._result_type(op)
         if name in _PURE_VIEWS:
             self._define(op, self._view_of(op, ins[0], out_st))
@@ -263,6 +263,15 @@ class _FuncLowering:
             raise AccelError(f"'{name}' is not supported by accel-from-migraphx", op.location)
         self._check_shape(op, self.values[op.results[0]].view.shape, out_st)
 
+    def _value(self, v: ir.Value) -> Tensor:
+        """The lowered value of `v`; an operand-tree op held for an epilogue that did not
+        take it is lowered now (its operands are all defined by then)."""
+        if v not in self.values:
+            op = v.owner.operation
+            with op.location:
+                self._lower_op(op)
+        return self.values[v]
+
     def _view_of(self, op: ir.Operation, t: Tensor, out_st: ShapedType) -> Tensor:
         """`t` through transpose or reshape `op` (a reshape that cannot regroup `t`'s
         view copies it first)."""
@@ -283,18 +292,22 @@ class _FuncLowering:
         chain = chain_after(dot)
         if not chain:
             return False
-        self.absorbed.update([dot] + chain[:-1])
-        self.chain_ends[chain[-1]] = (dot, chain)
+        trees = operand_trees(chain)
+        self.absorbed.update([dot] + chain[:-1] + trees)
+        self.chain_ends[chain[-1]] = (dot, chain, frozenset(trees))
         return True
 
-    def _lower_chain(self, dot: ir.Operation, chain: list[ir.Operation]) -> None:
-        """The dot as one gemm with as much of its chain as fuses; the rest after it."""
-        ins = [self.values[v] for v in dot.operands]
+    def _lower_chain(self, dot: ir.Operation, chain: list[ir.Operation],
+                     trees: frozenset) -> None:
+        """The dot as one gemm with as much of its chain (and the operand trees feeding
+        it) as fuses; the rest after it (a tree op not fused is lowered where it is
+        first needed, `_value`)."""
+        ins = [self._value(v) for v in dot.operands]
         dot_st = self._result_type(dot)
         in_type = ins[0].st.mlir_elem if ins else ""
         fused = None
         if in_type in ACCUMULATOR and len(ins) == 2 and ins[1].st.mlir_elem == in_type:
-            fuser = Fuser(in_type, dot_st, lambda v: self.values[v], self._materialize)
+            fuser = Fuser(in_type, dot_st, self._value, self._materialize, trees)
             v = dot.results[0]
             for op in chain:
                 with op.location:

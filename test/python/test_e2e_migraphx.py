@@ -306,3 +306,41 @@ def test_chain_through_views_fuses(arch):
     tol = permute4(tol) + OUT_EPS["f16"] * np.abs(ref) + 2.0**-24
     result = compare(out, ref, tol)
     assert result.ok, result.describe(out, ref)
+
+
+# An operand computed by elementwise ops of its own (rocMLIR's split-K div test): the
+# add that makes the divisor becomes steps on the extra operands it reads, so the
+# divide, its divisor and a relu are all in the one kernel.
+OPERAND_TREE = """
+func.func @tree(%a: !migraphx.shaped<1x37x40xf16, 1480x40x1>, %b: !migraphx.shaped<1x40x21xf16, 840x21x1>, %d: !migraphx.shaped<1x37x21xf16, 777x21x1>) -> !migraphx.shaped<1x37x21xf16, 777x21x1> attributes {rock.arch = "##TOKEN_ARCH##"} {
+  %0 = migraphx.dot %a, %b : <1x37x40xf16, 1480x40x1>, <1x40x21xf16, 840x21x1> -> <1x37x21xf16, 777x21x1>
+  %c = migraphx.literal(dense<2.0> : tensor<1xf16>) : <1xf16, 1>
+  %cb = migraphx.multibroadcast %c {out_dyn_dims = [], out_lens = [1, 37, 21]} : <1xf16, 1> -> <1x37x21xf16, 0x0x0>
+  %1 = migraphx.add %d, %cb : <1x37x21xf16, 777x21x1>, <1x37x21xf16, 0x0x0> -> <1x37x21xf16, 777x21x1>
+  %2 = migraphx.div %0, %1 : <1x37x21xf16, 777x21x1>, <1x37x21xf16, 777x21x1> -> <1x37x21xf16, 777x21x1>
+  %3 = migraphx.relu %2 : <1x37x21xf16, 777x21x1> -> <1x37x21xf16, 777x21x1>
+  return %3 : !migraphx.shaped<1x37x21xf16, 777x21x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_operand_tree_fuses(arch):
+    rng = np.random.default_rng(7)
+    with new_context():
+        module = compile_migraphx(OPERAND_TREE, arch)
+        assert "linalg.generic" not in str(module)
+        a = random_operand(rng, "f16", (1, 37, 40))
+        b = random_operand(rng, "f16", (1, 40, 21))
+        d = rng.uniform(0, 1, (1, 37, 21)).astype(np.float16)   # divisor in [2, 3)
+        out = np.full((1, 37, 21), np.nan, dtype=np.float16)
+        report = run_host(module, "tree", [a, b, d, out], arch=arch)
+    assert len(report.launches) == 1
+    ref, tol = reference(a, b, "f16", "f32")
+    div = d.astype(np.float64) + 2.0
+    ref = np.maximum(ref / div, 0)
+    # Dividing by at least 2 halves the bound; then one f16 rounding of the result.
+    tol = tol / 2 + OUT_EPS["f16"] * np.abs(ref) + 2.0**-24
+    result = compare(out, ref, tol)
+    assert result.ok, result.describe(out, ref)
+    assert (out == 0).any() and (out > 0).any()

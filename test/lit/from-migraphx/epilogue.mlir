@@ -96,3 +96,16 @@ func.func @through_views(%a: !migraphx.shaped<2x12x40xf16, 480x40x1>, %b: !migra
   %3 = migraphx.add %2, %x : <2x21x4x3xf16, 252x1x63x21>, <2x21x4x3xf16, 252x12x3x1> -> <2x21x4x3xf16, 252x12x3x1>
   return %3 : !migraphx.shaped<2x21x4x3xf16, 252x12x3x1>
 }
+
+// An operand computed by an elementwise op of its own (used only there): its add is a
+// step on the extra operands it reads; nothing stays on the host.
+// CHECK-LABEL: func.func @operand_tree
+// CHECK:      "accel.gemm"(%arg0, %arg1, %arg3, %arg2, %{{.*}}) {{.*}}epilogue = "%0 = add %e0, %e1; %1 = div %acc, %0", epilogue_operands = ["gmn", "gmn"]}
+// CHECK-NOT:  linalg.generic
+func.func @operand_tree(%a: !migraphx.shaped<1x5x4xf32, 20x4x1>, %b: !migraphx.shaped<1x4x3xf32, 12x3x1>, %d: !migraphx.shaped<1x5x3xf32, 15x3x1>) -> !migraphx.shaped<1x5x3xf32, 15x3x1> attributes {arch = "gfx942"} {
+  %0 = migraphx.dot %a, %b : <1x5x4xf32, 20x4x1>, <1x4x3xf32, 12x3x1> -> <1x5x3xf32, 15x3x1>
+  %cst = migraphx.literal(dense<1.000000e+00> : tensor<1x5x3xf32>) : <1x5x3xf32, 0x0x0>
+  %1 = migraphx.add %d, %cst : <1x5x3xf32, 15x3x1>, <1x5x3xf32, 0x0x0> -> <1x5x3xf32, 15x3x1>
+  %2 = migraphx.div %0, %1 : <1x5x3xf32, 15x3x1>, <1x5x3xf32, 15x3x1> -> <1x5x3xf32, 15x3x1>
+  return %2 : !migraphx.shaped<1x5x3xf32, 15x3x1>
+}
