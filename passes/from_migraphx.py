@@ -1,37 +1,41 @@
 """accel-from-migraphx: MIGraphX kernels (generic form, see accel.migraphx) -> accel.gemm.
 
-The conversion, per `func.func` whose signature uses `!migraphx.shaped`:
+The conversion, per `func.func` whose signature uses `!migraphx.shaped` (or whose body
+holds MIGraphX ops; `tensor<...>` types of the older form are packed row-major):
 
+* Arch: the function's `arch` or `rock.arch` attribute, an empty one counting as not
+  given, else the pass's `arch` option.
 * Function boundary. Each argument becomes a memref of its storage: the MIGraphX
   strides of an argument describe memory, so a packed row-major type keeps its shape,
   and a permuted-stride type becomes the packed buffer in memory order (dimensions by
-  decreasing stride; stride-0 dimensions own no memory and are dropped). Each result
-  becomes such a memref appended as an out-parameter; the function returns nothing.
-  Other strides (gaps, overlaps) are rejected.
-* transpose / reshape / multibroadcast move no data: they compose a view (see
-  accel.migraphx.view) of the buffer underneath.
-* dot -> accel.gemm, keeping `perf_config` and the function's `arch`. Each operand's
-  view is matched against the layouts accel.gemm reads in place: `row`, `transposed`,
-  and, when the dot has a perf config, `accel` with that config's blocking (seed 001's
-  transpose [0,1,4,2,3,5] + reshape chain, i.e. rocMLIR's aAccelLayout/bAccelLayout).
-  A view that matches none, e.g. an accel-like chain blocked differently from the perf
-  config, is materialised: copied by a linalg.generic into a row-major buffer.
-  C is written in place into the function's out-parameter when the dot's result
-  reaches `return` through transposes/reshapes that spell `row` or `accel`
+  decreasing stride; stride-0 dimensions own no memory and are dropped). Other strides
+  (gaps, as a slice of a larger buffer leaves; overlaps) make a flat buffer spanning
+  every element, read through the view; a result that would write one address twice is
+  rejected. Each result becomes such a memref appended as an out-parameter; the
+  function returns nothing.
+* transpose / reshape / multibroadcast / broadcast / slice move no data: they compose a
+  view (see accel.migraphx.view) of the buffer underneath, folded into the addressing
+  of whatever reads it.
+* dot -> accel.gemm, keeping `perf_config` (v2/v3/v4; an attention config is ignored
+  with a warning, a split-K one runs with splitKFactor 1 and a warning) and the arch.
+  Each operand's view is matched against the layouts accel.gemm reads in place: `row`,
+  `transposed`, and, when the dot has a perf config, `accel` with that config's
+  blocking (seed 001's transpose [0,1,4,2,3,5] + reshape chain, i.e. rocMLIR's
+  aAccelLayout/bAccelLayout). A view that matches none (an accel-like chain blocked
+  differently from the perf config, a slice) is materialised: copied by a
+  linalg.generic into a row-major buffer.
+  C is written in place into the function's out-parameter when the result reaches
+  `return` through transposes/reshapes that spell `row` or `accel`
   (c_layout = "accel", blocked mPerBlock x kpackPerBlock x kpack with N as the
   blocked reduction-like side) in that out-parameter's memory; otherwise into a
   temporary row-major buffer.
-* Epilogue fusion: a dot followed by an `add` of a bias and/or a `relu` becomes one
-  accel.gemm with `epilogue` = bias | relu | bias_relu (dialect/ops.py), when each
-  value of the chain dot -> add -> relu (add and relu each optional, in that order) has
-  that next op as its only use, and the add's other operand is a bias the gemm reads in
-  place: a view that is an [N] buffer broadcast over batches and rows, or a [G, N]
-  buffer (G the flattened batch) broadcast over rows, of the output element type. The
-  dot is lowered where its chain ends (the bias is defined by then); the chain's last
-  value takes the dot's place for the destination below.
-* Other add / sub / mul / relu / convert ops stay separate: each becomes an elementwise
-  linalg.generic on memrefs (reading its operands through their views) that writes a
-  new buffer, or the out-parameter if it is returned.
+* Epilogue fusion (accel.migraphx.epilogue): the elementwise chain after a dot, and
+  the elementwise ops computing its other operands, become the gemm's epilogue op
+  list; the dot is lowered where its chain ends (every extra operand is defined by
+  then), the chain's last value takes the dot's place for the destination above.
+* Elementwise ops that do not fuse (add / sub / mul / relu / convert) stay separate:
+  each becomes an elementwise linalg.generic on memrefs (reading its operands through
+  their views) that writes a new buffer, or the out-parameter if it is returned.
 * literal -> a private constant memref.global.
 Errors (wrong rank, bad permutation, mismatched shapes or types) are raised at the
 MIGraphX op's location.
