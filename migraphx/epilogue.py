@@ -15,6 +15,9 @@ and `Fuser` then takes as much of it as the element types allow:
 * a `convert` inside the chain rounds through its type (`convert_T`); the chain's last
   value's type is C's, which must be one accel.gemm writes for the inputs' type;
 * unsigned values, and float operands of an integer chain, do not fuse.
+When the dot's value feeds several elementwise ops (`x * s + (x + e)`), the ops after it
+that read only fused values and outside operands form a region (`region_after`) taken in
+program order; a fused prefix must end where no value but its last is used outside it.
 An operand may itself be computed by elementwise ops used only there
 (`operand_trees`, e.g. `div %dot, (add %arg, %cst)`): they become steps on the extra
 operands they read. What does not fuse stays a separate op after the gemm.
@@ -68,6 +71,42 @@ def chain_after(dot: ir.Operation) -> list[ir.Operation]:
     while chain and chain[-1].name in VIEWS:
         chain.pop()
     return chain
+
+
+@dataclass(frozen=True)
+class Region:
+    """The ops that may fuse after a dot, in program order, and the op counts at which a
+    fused prefix may end: where every value of the prefix but the last is used only
+    inside it (for a chain, every count)."""
+    ops: list
+    closed: frozenset
+
+
+def region_after(dot: ir.Operation) -> Region:
+    """The chain after `dot` (chain_after) or, when the dot's value feeds several
+    elementwise ops (`x * s + x`), the elementwise ops after it that read only the dot's
+    value, each other's and outside operands (no views then)."""
+    chain = chain_after(dot)
+    v = dot.results[0]
+    if len({u.owner.operation for u in v.uses}) <= 1:
+        return Region(chain, frozenset(range(len(chain) + 1)))
+    dims = _shaped(v).dims
+    inside, ops = {v}, []
+    block = [o.operation for o in dot.operation.block.operations]
+    for op in block[block.index(dot.operation) + 1:]:
+        if any(u in inside for u in op.operands):
+            st = _shaped(op.results[0]) if len(op.results) == 1 else None
+            if st is None or st.dims != dims or not (op.name in FUSIBLE or op.name == CONVERT):
+                break
+            ops.append(op)
+            inside.add(op.results[0])
+    closed = []
+    for k in range(len(ops) + 1):
+        taken = set(ops[:k])
+        values = [v] + [o.results[0] for o in ops[:k]]
+        if all(u.owner.operation in taken for x in values[:-1] for u in x.uses):
+            closed.append(k)
+    return Region(ops, frozenset(closed))
 
 
 def operand_trees(chain: list[ir.Operation]) -> list[ir.Operation]:
@@ -141,10 +180,12 @@ class Fuser:
     """Grows an op list along a chain, op by op (`take`); `result` is the longest prefix
     that ends in a type C can be written in."""
 
-    def __init__(self, in_type: str, dot_st: ShapedType, operand, materialize,
-                 trees: frozenset = frozenset()):
+    def __init__(self, in_type: str, dot_value: ir.Value, operand, materialize,
+                 trees: frozenset = frozenset(), closed: frozenset | None = None):
         # operand(value) -> its Tensor; materialize(tensor) -> a row-major copy of it;
-        # trees: operand_trees' ops, computed in the epilogue where their values are read.
+        # trees: operand_trees' ops, computed in the epilogue where their values are read;
+        # closed: the op counts at which the ops taken may end (Region.closed).
+        dot_st = _shaped(dot_value)
         self.acc = ACCUMULATOR[in_type]
         self.out_types = OUTPUT_TYPES[in_type]
         self.dims = dot_st.dims
@@ -154,14 +195,16 @@ class Fuser:
         self.extras: list[ir.Value] = []
         self.kinds: list[str] = []
         self.trees = trees
-        self.value = "%acc"
+        self.closed = closed
+        self.names = {dot_value: "%acc"}   # fused value -> its name in the op list
         self.views: list[tuple[ir.Operation, tuple]] = []   # (view op, shape it reads)
         self.checkpoints = [_Checkpoint(0, 0, 0, dot_st.mlir_elem, False)]
 
-    def take(self, op: ir.Operation, chain_value: ir.Value) -> bool:
-        """Add `op` (which reads the chain's value `chain_value`); False if it cannot."""
+    def take(self, op: ir.Operation) -> bool:
+        """Add `op` (which reads fused values); False if it cannot."""
         if op.name in VIEWS:
-            self.views.append((op, _shaped(chain_value).dims))
+            self.views.append((op, _shaped(op.operands[0]).dims))
+            self.names[op.results[0]] = self.names[op.operands[0]]
             return True
         st = _shaped(op.results[0])
         if st.is_unsigned or any(_shaped(v) is None or _shaped(v).is_unsigned
@@ -171,19 +214,20 @@ class Fuser:
         if op.name == CONVERT:
             if elem not in ROUND_TYPES or (self.acc == "i32" and not elem.startswith("i")):
                 return False
-            self.value = self._add(f"convert_{elem}", [self.value])
+            value = self._add(f"convert_{elem}", [self.names[op.operands[0]]])
         else:
-            value = self._elementwise(op, st, chain_value)
+            value = self._elementwise(op, st)
             if value is None:
                 return False
-            self.value = value
+        self.names[op.results[0]] = value
         self.checkpoints.append(_Checkpoint(len(self.views) + len(self.checkpoints),
                                             len(self.steps), len(self.extras), elem,
                                             op.name == CONVERT))
         return True
 
     def result(self) -> Fused:
-        cp = next(c for c in reversed(self.checkpoints) if c.elem in self.out_types)
+        cp = next(c for c in reversed(self.checkpoints) if c.elem in self.out_types
+                  and (self.closed is None or c.ops in self.closed))
         # A convert that ends the chain is C's own conversion.
         steps = self.steps[:cp.steps - 1 if cp.convert else cp.steps]
         return Fused(cp.ops, "; ".join(steps), self.extras[:cp.extras],
@@ -201,10 +245,9 @@ class Fuser:
                 view = view.reshape(list(in_dims))
         return view
 
-    def _elementwise(self, op: ir.Operation, st: ShapedType,
-                     chain_value: ir.Value | None) -> str | None:
-        """The step of a non-convert op (its operands read as extras or, for
-        `chain_value`, as the chain's value); None if it cannot fuse."""
+    def _elementwise(self, op: ir.Operation, st: ShapedType) -> str | None:
+        """The step of a non-convert op (its operands read as fused values or extras);
+        None if it cannot fuse."""
         name = FUSIBLE[op.name]
         if len(op.operands) != OPS[name][0] or (self.acc == "i32" and OPS[name][1]):
             return None
@@ -214,8 +257,7 @@ class Fuser:
             return None
         args = []
         for v in op.operands:
-            on_chain = chain_value is not None and v == chain_value
-            arg = self.value if on_chain else self._extra(v)
+            arg = self.names[v] if v in self.names else self._extra(v)
             if arg is None:
                 return None
             args.append(arg)
@@ -239,7 +281,7 @@ class Fuser:
                         self.acc == "i32" and not elem.startswith("i")):
                     return None
                 return self._add(f"convert_{elem}", [inner])
-            return self._elementwise(producer, st, None)
+            return self._elementwise(producer, st)
         t = self.operand(v)
         elem = t.st.mlir_elem
         if elem not in EPILOGUE_OPERAND_TYPES or (self.acc == "i32" and not elem.startswith("i")):

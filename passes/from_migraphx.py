@@ -54,7 +54,7 @@ from accel.dialect.ops import ACCUMULATOR, GemmOp, collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.migraphx import memrefs
 from accel.migraphx.shaped import ShapedType, standard_strides
-from accel.migraphx.epilogue import FUSIBLE, Fused, Fuser, chain_after, operand_trees
+from accel.migraphx.epilogue import FUSIBLE, Fused, Fuser, operand_trees, region_after
 from accel.migraphx.tensor import Tensor
 from accel.migraphx.view import View
 from accel.passes.registry import AccelPass, option, register
@@ -293,16 +293,17 @@ class _FuncLowering:
         extra operand is defined); True when deferred."""
         if len(dot.results) != 1 or _shaped(dot.results[0].type) is None:
             return False
-        chain = chain_after(dot)
-        if not chain:
+        region = region_after(dot)
+        chain = region.ops
+        if max(region.closed) == 0:
             return False
         trees = operand_trees(chain)
         self.absorbed.update([dot] + chain[:-1] + trees)
-        self.chain_ends[chain[-1]] = (dot, chain, frozenset(trees))
+        self.chain_ends[chain[-1]] = (dot, chain, frozenset(trees), region.closed)
         return True
 
     def _lower_chain(self, dot: ir.Operation, chain: list[ir.Operation],
-                     trees: frozenset) -> None:
+                     trees: frozenset, closed: frozenset) -> None:
         """The dot as one gemm with as much of its chain (and the operand trees feeding
         it) as fuses; the rest after it (a tree op not fused is lowered where it is
         first needed, `_value`)."""
@@ -311,13 +312,12 @@ class _FuncLowering:
         in_type = ins[0].st.mlir_elem if ins else ""
         fused = None
         if in_type in ACCUMULATOR and len(ins) == 2 and ins[1].st.mlir_elem == in_type:
-            fuser = Fuser(in_type, dot_st, self._value, self._materialize, trees)
-            v = dot.results[0]
+            fuser = Fuser(in_type, dot.results[0], self._value, self._materialize, trees,
+                          closed)
             for op in chain:
                 with op.location:
-                    if not fuser.take(op, v):
+                    if not fuser.take(op):
                         break
-                v = op.results[0]
             fused = fuser.result()
         taken = fused.ops if fused else 0
         last = chain[taken - 1] if taken else dot

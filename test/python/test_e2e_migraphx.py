@@ -344,3 +344,41 @@ def test_operand_tree_fuses(arch):
     result = compare(out, ref, tol)
     assert result.ok, result.describe(out, ref)
     assert (out == 0).any() and (out > 0).any()
+
+
+# The dot's value feeds two elementwise ops (rocMLIR's split-K linear test:
+# x * (d + 3) + (x + e)): the region after the dot, with its operand tree, is one op
+# list reading %acc twice; one kernel, nothing on the host.
+REGION = """
+func.func @region(%a: !migraphx.shaped<2x37x40xf16, 1480x40x1>, %b: !migraphx.shaped<2x40x21xf16, 840x21x1>, %d: !migraphx.shaped<2x37x21xf16, 777x21x1>, %e: !migraphx.shaped<2x37x21xf16, 777x21x1>) -> !migraphx.shaped<2x37x21xf16, 777x21x1> attributes {rock.arch = "##TOKEN_ARCH##"} {
+  %0 = migraphx.dot %a, %b : <2x37x40xf16, 1480x40x1>, <2x40x21xf16, 840x21x1> -> <2x37x21xf16, 777x21x1>
+  %cst = migraphx.literal(dense<3.000000e+00> : tensor<2x37x21xf16>) : <2x37x21xf16, 0x0x0>
+  %1 = migraphx.add %d, %cst : <2x37x21xf16, 777x21x1>, <2x37x21xf16, 0x0x0> -> <2x37x21xf16, 777x21x1>
+  %2 = migraphx.mul %0, %1 : <2x37x21xf16, 777x21x1>, <2x37x21xf16, 777x21x1> -> <2x37x21xf16, 777x21x1>
+  %3 = migraphx.add %0, %e : <2x37x21xf16, 777x21x1>, <2x37x21xf16, 777x21x1> -> <2x37x21xf16, 777x21x1>
+  %4 = migraphx.add %2, %3 : <2x37x21xf16, 777x21x1>, <2x37x21xf16, 777x21x1> -> <2x37x21xf16, 777x21x1>
+  return %4 : !migraphx.shaped<2x37x21xf16, 777x21x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_region_reading_the_product_twice_fuses(arch):
+    rng = np.random.default_rng(8)
+    with new_context():
+        module = compile_migraphx(REGION, arch)
+        assert "linalg.generic" not in str(module)
+        a = random_operand(rng, "f16", (2, 37, 40))
+        b = random_operand(rng, "f16", (2, 40, 21))
+        d = random_operand(rng, "f16", (2, 37, 21))
+        e = random_operand(rng, "f16", (2, 37, 21))
+        out = np.full((2, 37, 21), np.nan, dtype=np.float16)
+        report = run_host(module, "region", [a, b, d, e, out], arch=arch)
+    assert len(report.launches) == 1
+    x, tol = reference(a, b, "f16", "f32")
+    s = d.astype(np.float64) + 3.0
+    ref = x * s + (x + e.astype(np.float64))
+    # |d + 3| <= 4: the product's bound scales by at most 5, then one f16 rounding.
+    tol = tol * (np.abs(s) + 1) + OUT_EPS["f16"] * np.abs(ref) + 2.0**-24
+    result = compare(out, ref, tol)
+    assert result.ok, result.describe(out, ref)

@@ -109,3 +109,16 @@ func.func @operand_tree(%a: !migraphx.shaped<1x5x4xf32, 20x4x1>, %b: !migraphx.s
   %2 = migraphx.div %0, %1 : <1x5x3xf32, 15x3x1>, <1x5x3xf32, 15x3x1> -> <1x5x3xf32, 15x3x1>
   return %2 : !migraphx.shaped<1x5x3xf32, 15x3x1>
 }
+
+// The product feeds two ops (x * s + (x + e)): the region after the dot is one op list
+// that reads %acc twice.
+// CHECK-LABEL: func.func @region
+// CHECK:      "accel.gemm"(%arg0, %arg1, %arg4, %arg2, %arg3) {{.*}}epilogue = "%0 = mul %acc, %e0; %1 = add %acc, %e1; %2 = add %0, %1", epilogue_operands = ["gmn", "gmn"]}
+// CHECK-NOT:  linalg.generic
+func.func @region(%a: !migraphx.shaped<1x5x4xf32, 20x4x1>, %b: !migraphx.shaped<1x4x3xf32, 12x3x1>, %s: !migraphx.shaped<1x5x3xf32, 15x3x1>, %e: !migraphx.shaped<1x5x3xf32, 15x3x1>) -> !migraphx.shaped<1x5x3xf32, 15x3x1> attributes {arch = "gfx942"} {
+  %0 = migraphx.dot %a, %b : <1x5x4xf32, 20x4x1>, <1x4x3xf32, 12x3x1> -> <1x5x3xf32, 15x3x1>
+  %1 = migraphx.mul %0, %s : <1x5x3xf32, 15x3x1>, <1x5x3xf32, 15x3x1> -> <1x5x3xf32, 15x3x1>
+  %2 = migraphx.add %0, %e : <1x5x3xf32, 15x3x1>, <1x5x3xf32, 15x3x1> -> <1x5x3xf32, 15x3x1>
+  %3 = migraphx.add %1, %2 : <1x5x3xf32, 15x3x1>, <1x5x3xf32, 15x3x1> -> <1x5x3xf32, 15x3x1>
+  return %3 : !migraphx.shaped<1x5x3xf32, 15x3x1>
+}
