@@ -31,10 +31,10 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   before issue 16's work: 31 converted, 72 diagnosed, 0 crash, 0 timeout; 19 converted
   chunks left 22 elementwise ops unfused; 0 of 40 gemms with a fused epilogue; code
   objects on gfx942 30 of 31 (split-K refused), gfx1100/gfx1201 9 of 31 (22 f32).
-  after: 59 converted, 44 diagnosed, 0 crash, 0 timeout; 1 converted chunk leaves 4
-  elementwise ops unfused (a DAG: the dot's value used twice); 42 of 72 gemms with a
-  fused epilogue; code objects on gfx942 58 of 59 (the other names gfx1201), gfx1100
-  20 and gfx1201 21 (the rest f32, which WMMA lacks; one names gfx1201).
+  after: 59 converted, 44 diagnosed, 0 crash, 0 timeout; no converted chunk leaves an
+  elementwise op unfused; 43 of 72 gemms with a fused epilogue; code objects on gfx942
+  58 of 59 (the other names gfx1201), gfx1100 20 and gfx1201 21 (the rest are f32,
+  which WMMA lacks, or name gfx1201).
 """
 
 from __future__ import annotations

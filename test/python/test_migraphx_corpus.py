@@ -60,3 +60,11 @@ def test_converted_chunks_compile(corpus_results):
            if r["outcome"] == "converted" and r["compiled"].get("gfx942") != "ok"
            and not str(r["compiled"].get("gfx942")).startswith("arch ")]
     assert not bad, "\n".join(bad)
+
+
+def test_converted_chunks_leave_no_unfused_elementwise_op(corpus_results):
+    """Every elementwise op of a converted chunk is in a gemm's epilogue (copies, which
+    only move data into a layout, are not counted)."""
+    bad = [f"{r['chunk']}: {r['unfused']}" for r in corpus_results
+           if r["outcome"] == "converted" and r["unfused"]]
+    assert not bad, "\n".join(bad)
