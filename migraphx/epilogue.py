@@ -15,7 +15,7 @@ and `Fuser` then takes as much of it as the element types allow:
 * a `convert` inside the chain rounds through its type (`convert_T`); the chain's last
   value's type is C's, which must be one accel.gemm writes for the inputs' type;
 * unsigned values, and float operands of an integer chain, do not fuse.
-When the dot's value feeds several elementwise ops (`x * s + (x + e)`), the ops after it
+When a value of the chain feeds several elementwise ops (`x * s + (x + e)`), the ops after it
 that read only fused values and outside operands form a region (`region_after`) taken in
 program order; a fused prefix must end where no value but its last is used outside it.
 An operand may itself be computed by elementwise ops used only there
@@ -83,13 +83,14 @@ class Region:
 
 
 def region_after(dot: ir.Operation) -> Region:
-    """The chain after `dot` (chain_after) or, when the dot's value feeds several
-    elementwise ops (`x * s + x`), the elementwise ops after it that read only the dot's
-    value, each other's and outside operands (no views then)."""
+    """The chain after `dot` (chain_after) or, when a value after the dot feeds several
+    elementwise ops (`x * s + x`) and that fuses more, the elementwise ops after it that
+    read the dot's value, each other's and outside operands (no views then)."""
     chain = chain_after(dot)
+    as_chain = Region(chain, frozenset(range(len(chain) + 1)))
+    if any(op.name in VIEWS for op in chain):
+        return as_chain
     v = dot.results[0]
-    if len({u.owner.operation for u in v.uses}) <= 1:
-        return Region(chain, frozenset(range(len(chain) + 1)))
     dims = _shaped(v).dims
     inside, ops = {v}, []
     block = [o.operation for o in dot.operation.block.operations]
@@ -106,6 +107,8 @@ def region_after(dot: ir.Operation) -> Region:
         values = [v] + [o.results[0] for o in ops[:k]]
         if all(u.owner.operation in taken for x in values[:-1] for u in x.uses):
             closed.append(k)
+    if max(closed) <= len(chain):
+        return as_chain
     return Region(ops, frozenset(closed))
 
 

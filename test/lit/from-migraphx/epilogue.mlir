@@ -62,14 +62,11 @@ func.func @chain(%a: !migraphx.shaped<1x16x8xf32, 128x8x1>, %b: !migraphx.shaped
   return %6 : !migraphx.shaped<1x16x32xf32, 512x32x1>
 }
 
-// The sum has a second use besides the relu: the add fuses, the relu and the add that
-// reads both stay separate ops.
+// The sum has a second use besides the relu (relu(s) + s): the region after the dot
+// takes all three ops, the op list reading the sum twice.
 // CHECK-LABEL: func.func @shared_sum
-// CHECK:      "accel.gemm"(%arg0, %arg1, %[[S:.*]], %arg2) {{.*}}epilogue = "%0 = add %acc, %e0", epilogue_operands = ["n"]}
-// CHECK:      linalg.generic {{.*}} ins(%[[S]] : memref<1x16x32xf32>)
-// CHECK:      arith.maximumf
-// CHECK:      linalg.generic {{.*}} ins(%{{.*}}, %[[S]] : {{.*}})
-// CHECK:      arith.addf
+// CHECK:      "accel.gemm"(%arg0, %arg1, %arg3, %arg2) {{.*}}epilogue = "%0 = add %acc, %e0; %1 = relu %0; %2 = add %1, %0", epilogue_operands = ["n"]}
+// CHECK-NOT:  linalg.generic
 func.func @shared_sum(%a: !migraphx.shaped<1x16x8xf16, 128x8x1>, %b: !migraphx.shaped<1x8x32xf16, 256x32x1>, %bias: !migraphx.shaped<32xf32, 1>) -> !migraphx.shaped<1x16x32xf32, 512x32x1> attributes {kernel, arch = "gfx1201"} {
   %0 = migraphx.dot %a, %b : <1x16x8xf16, 128x8x1>, <1x8x32xf16, 256x32x1> -> <1x16x32xf32, 512x32x1>
   %1 = migraphx.multibroadcast %bias {out_dyn_dims = [], out_lens = [1, 16, 32]} : <32xf32, 1> -> <1x16x32xf32, 0x0x1>
