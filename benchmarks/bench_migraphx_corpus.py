@@ -31,9 +31,9 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   before issue 16's work: 31 converted, 72 diagnosed, 0 crash, 0 timeout; 19 converted
   chunks left 22 elementwise ops unfused; 0 of 40 gemms with a fused epilogue; code
   objects on gfx942 30 of 31 (split-K refused), gfx1100/gfx1201 9 of 31 (22 f32).
-  after: 59 converted, 44 diagnosed, 0 crash, 0 timeout; no converted chunk leaves an
-  elementwise op unfused; 43 of 72 gemms with a fused epilogue; code objects on gfx942
-  58 of 59 (the other names gfx1201), gfx1100 20 and gfx1201 21 (the rest are f32,
+  after: 60 converted, 43 diagnosed, 0 crash, 0 timeout; no converted chunk leaves an
+  elementwise op unfused; 44 of 74 gemms with a fused epilogue; code objects on gfx942
+  59 of 60 (the other names gfx1201), gfx1100 20 and gfx1201 21 (the rest are f32,
   which WMMA lacks, or name gfx1201).
 """
 

@@ -382,3 +382,33 @@ def test_region_reading_the_product_twice_fuses(arch):
     tol = tol * (np.abs(s) + 1) + OUT_EPS["f16"] * np.abs(ref) + 2.0**-24
     result = compare(out, ref, tol)
     assert result.ok, result.describe(out, ref)
+
+
+# A later value of the chain read twice (s = x + b; relu(s) + s, a gated-linear form).
+SHARED = """
+func.func @shared(%a: !migraphx.shaped<1x37x40xf16, 1480x40x1>, %b: !migraphx.shaped<1x40x21xf16, 840x21x1>, %bias: !migraphx.shaped<21xf32, 1>) -> !migraphx.shaped<1x37x21xf32, 777x21x1> attributes {rock.arch = "##TOKEN_ARCH##"} {
+  %0 = migraphx.dot %a, %b : <1x37x40xf16, 1480x40x1>, <1x40x21xf16, 840x21x1> -> <1x37x21xf32, 777x21x1>
+  %1 = migraphx.multibroadcast %bias {out_dyn_dims = [], out_lens = [1, 37, 21]} : <21xf32, 1> -> <1x37x21xf32, 0x0x1>
+  %2 = migraphx.add %0, %1 : <1x37x21xf32, 777x21x1>, <1x37x21xf32, 0x0x1> -> <1x37x21xf32, 777x21x1>
+  %3 = migraphx.relu %2 : <1x37x21xf32, 777x21x1> -> <1x37x21xf32, 777x21x1>
+  %4 = migraphx.add %3, %2 : <1x37x21xf32, 777x21x1>, <1x37x21xf32, 777x21x1> -> <1x37x21xf32, 777x21x1>
+  return %4 : !migraphx.shaped<1x37x21xf32, 777x21x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_chain_value_read_twice_fuses(arch):
+    rng = np.random.default_rng(9)
+    with new_context():
+        module = compile_migraphx(SHARED, arch)
+        assert "linalg.generic" not in str(module)
+        a = random_operand(rng, "f16", (1, 37, 40))
+        b = random_operand(rng, "f16", (1, 40, 21))
+        bias = random_operand(rng, "f32", (21,))
+        out = np.full((1, 37, 21), np.nan, dtype=np.float32)
+        run_host(module, "shared", [a, b, bias, out], arch=arch)
+    s, tol = reference(a, b, "f16", "f32", bias=bias)
+    ref = np.maximum(s, 0) + s
+    result = compare(out, ref, 2 * tol)
+    assert result.ok, result.describe(out, ref)
