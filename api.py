@@ -275,9 +275,11 @@ def gemm_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
     for op, layout in ((kernel.a, kernel.a.layout), (kernel.b, kernel.b.layout)):
         args.append(_arg(op.name, op.elem, op.shape, layout))
     args.append(_arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout))
-    if kernel.bias_type is not None:
-        # [N] broadcast over batches and rows, or [G, N]; the kernel's 4th argument.
-        args.append(_arg("bias", kernel.out_type, kernel.bias_shape, "row"))
+    for x in kernel.extras:
+        # The fused epilogue's operands, after C in argument order: the bias ([N] broadcast
+        # over batches and rows, or [G, N]) or an op list's eN; `broadcast` names the
+        # indices of [G, M, N] it varies with.
+        args.append({**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind})
     return {
         "symbol": kernel.symbol,
         "code_object": f"{kernel.symbol}.hsaco",

@@ -8,6 +8,7 @@ location when it has one. The tools render it as `file:line:col: error: message`
 from __future__ import annotations
 
 import re
+import threading
 
 # str(ir.Location) looks like  loc("file.mlir":12:5)  or  loc(unknown) or
 # loc(callsite(...)) / loc(fused[...]); we take the first file:line:col in it.
@@ -69,3 +70,24 @@ def mlir_error(err: Exception) -> AccelError:
         return AccelError(diags[0].message, diags[0].location)
     text = str(err).strip()
     return AccelError(text.splitlines()[-1] if text else "MLIR error")
+
+
+class _Warnings(threading.local):
+    def __init__(self) -> None:
+        self.items: list[AccelError] = []
+
+
+_warnings = _Warnings()
+
+
+def warn(message: str, location=None) -> None:
+    """Report a warning: something was ignored or replaced and the work goes on. The
+    bindings cannot emit an MLIR warning from Python, so warnings wait here (per thread)
+    until a tool takes them (`take_warnings`) and shows them with its diagnostics."""
+    _warnings.items.append(AccelError(message, location, "warning"))
+
+
+def take_warnings() -> list[AccelError]:
+    """The warnings reported since the last call, oldest first."""
+    items, _warnings.items = _warnings.items, []
+    return items

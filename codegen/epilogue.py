@@ -1,4 +1,4 @@
-"""Epilogue: accumulators -> C, with the fused bias/relu, converted to the output type.
+"""Epilogue: accumulators -> C, through the fused op list, converted to the output type.
 
 The kernel computes C^T = B^T A^T (codegen/mma.py), so a lane holds one row of C and,
 per MMA tile, c_len consecutive columns. They are written with `amdgpu.raw_buffer_store`
@@ -22,11 +22,19 @@ operand (with accumulate it keeps C's old padding plus zero). Only columns of th
 N tile beyond C's padded N (N tiles are nPB wide, C pads N to kPB) are dropped, by the
 batch redirect; M tiles and C's M padding are both mPB, so no row is.
 
-Fused epilogue (accel.gemm `epilogue`, dialect/ops.py), in the accumulator type before
-the one conversion: + C_old (accumulate), + bias[(g,) j], then max(., 0) (relu). The
-bias is loaded once per column vector, with the same width (so the width also divides
-N) and an N-edge mask that reads 0 past N, and is zeroed in rows past M for an
-accel-layout C.
+Fused epilogue (accel.gemm `epilogue`, dialect/epilogue_program.py): + C_old
+(accumulate), then the op list's steps, each on a vector of the accumulator type (f32,
+i32), then the one conversion to C's type. An extra operand is loaded with the store's
+width (so the width also divides N when one varies with N) in its own element type and
+converted: one that does not vary with M ("n", "gn", "") once per column vector, the
+others per row; a scalar one ("m", "gm", "") is loaded as one element and broadcast.
+Loads past M or N are redirected past the buffer's end (the bound returns 0), as C's
+stores are. For an accel-layout C the result is forced to 0 in rows past M and columns
+past N, where the op list need not give 0 (exp(0) = 1): C's padding stays zero.
+sigmoid, tanh and erf are built from math.exp (the only transcendental besides log and
+sqrt that lowers here without ROCm's device library: math.erf and math.exp2 need its
+bitcode, math.tanh has no libcall): tanh(x) = 1 - 2 / (exp(2x) + 1), erf by Abramowitz
+and Stegun 7.1.26 (|error| <= 1.5e-7).
 
 Measured with benchmarks/bench_kernel_quality.py (M=3402, N=4096, K=1024, f16 -> f16),
 stores per lane before (one per element) -> after: gfx1100 128x128: 128 x b16 ->
@@ -43,14 +51,27 @@ from dataclasses import dataclass
 from accel.codegen.builder import Emitter, Value
 from accel.codegen.global_copy import vector_type
 from accel.codegen.mma import MmaLayout
+from accel.dialect.epilogue_program import Program
+
+# Abramowitz and Stegun 7.1.26: erf(x) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5))))
+# exp(-x^2), t = 1 / (1 + p x), for x >= 0.
+_ERF_P = 0.3275911
+_ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
 
 
 @dataclass(frozen=True)
-class Bias:
-    """The bias operand of a fused epilogue: [N], or [G, N] when `batched`."""
-    memref: str          # SSA name of the kernel argument
+class Extra:
+    """An extra operand of the fused epilogue: a kernel argument broadcast to [G, M, N]."""
+    name: str            # the argument's name: "bias" for the fixed bias epilogues, else eN
     memref_type: str
-    batched: bool
+    shape: tuple[int, ...]
+    kind: str            # the indices it varies with: gmn | n | gn | m | gm | "" (scalar)
+    elem: str
+
+    @property
+    def memref(self) -> str:
+        """SSA name of the kernel argument."""
+        return f"%{self.name}"
 
 
 @dataclass(frozen=True)
@@ -69,9 +90,9 @@ class Epilogue:
     acc_elem: str        # f32 | i32
     out_elem: str        # f32 | f16 | bf16 | i32
     accumulate: bool
-    width: int           # elements per store and bias load (the plan's c_vector)
-    bias: Bias | None = None
-    relu: bool = False
+    width: int           # elements per store and extra-operand load (the plan's c_vector)
+    program: Program = Program(())
+    extras: tuple[Extra, ...] = ()
 
     @property
     def accel(self) -> bool:
@@ -89,13 +110,15 @@ class Epilogue:
         from col_lane + c*n."""
         mma, w = self.mma, self.width
         grid_n = -(-self.n // self.n_per_block) * self.n_per_block
-        bias = {}
+        hoisted = {}
         for c in range(reps_n):
             for j in range(0, mma.c_len, w):
                 col = em.add(col_lane, c * mma.n + j)
                 col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
-                if self.bias is not None:
-                    bias[c, j] = self._load_bias(em, batch, col, col_ok, w)
+                for i, x in enumerate(self.extras):
+                    if "m" not in x.kind:
+                        hoisted[c, j, i] = self._load_extra(em, x, batch, None, 1, col,
+                                                            col_ok, w)
         for r in range(reps_m):
             row_local = em.add(row_in_tile, r * mma.m)
             row = em.add(em.mul(m_tile, self.m_per_block), row_local)
@@ -103,12 +126,12 @@ class Epilogue:
             for c in range(reps_n):
                 for j in range(0, mma.c_len, w):
                     col = em.add(col_lane, c * mma.n + j)
+                    col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
                     if self.accel:
                         ok = em.lt(col, self.c_padded_n) if grid_n > self.c_padded_n else 1
                         idx = self._accel_index(em, em.select(ok, batch, self.g), m_tile,
                                                 row_local, col)
                     else:
-                        col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
                         idx = (em.select(em.and_(row_ok, col_ok), batch, self.g), row, col)
                     idx = ", ".join(em.v(x) for x in idx)
                     i32s = ", ".join(["i32"] * (6 if self.accel else 3))
@@ -117,16 +140,17 @@ class Epilogue:
                     if self.accumulate:
                         old = em.assign(f"amdgpu.raw_buffer_load {self.c}[{idx}] : "
                                         f"{self.c_type}, {i32s} -> {out_t}")
-                        x = self._binary(em, "add", x, self._widen(em, old, w), w)
-                    if self.bias is not None:
-                        b = bias[c, j]
-                        if self.accel and row_ok != 1:
-                            # Keep an accel-layout C's padding rows zero (module docstring).
-                            b = em.assign(f"arith.select {row_ok}, {b}, {self._zero(em, w)} : "
-                                          f"{vector_type(w, self.acc_elem)}")
-                        x = self._binary(em, "add", x, b, w)
-                    if self.relu:
-                        x = self._binary(em, "max", x, self._zero(em, w), w)
+                        x = self._op(em, "add", w, x, self._widen(em, old, self.out_elem, w))
+                    extras = [hoisted[c, j, i] if (c, j, i) in hoisted else
+                              self._load_extra(em, e, batch, row, row_ok, col, col_ok, w)
+                              for i, e in enumerate(self.extras)]
+                    x = self._run_program(em, x, extras, w)
+                    if self.accel and self.program.steps:
+                        inside = em.and_(row_ok, col_ok)
+                        if inside != 1:
+                            # Keep an accel-layout C's padding zero (module docstring).
+                            x = em.assign(f"arith.select {inside}, {x}, {self._const(em, 0, w)} "
+                                          f": {vector_type(w, self.acc_elem)}")
                     y = self._narrow(em, x, w)
                     em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
                             f"{out_t} -> {self.c_type}, {i32s}")
@@ -140,32 +164,41 @@ class Epilogue:
         return (g, m_tile, em.div(col, k_pb), em.div(in_block, self.kpack), row_local,
                 em.rem(col, self.kpack))
 
-    def _load_bias(self, em: Emitter, batch: str, col: Value, col_ok: Value, w: int) -> str:
-        """bias[(batch,) col : col + w] in the accumulator type; 0 past N (the invalid
-        load's index is moved to the end of the buffer, where the bound returns 0)."""
-        b = self.bias
-        if b.batched:
-            idx = (em.select(col_ok, batch, self.g), col)
-        else:
-            idx = (em.select(col_ok, col, self.n),)
-        names = ", ".join(em.v(x) for x in idx)
+    # ---- extra operands ----------------------------------------------------------
+    def _load_extra(self, em: Emitter, x: Extra, batch: str, row: Value | None,
+                    row_ok: Value, col: Value, col_ok: Value, w: int) -> str:
+        """The operand's values at (batch, row, col : col + w) in the accumulator type; 0
+        past M or N (the invalid load's index is moved past the end of the buffer)."""
+        ok = em.and_(row_ok, col_ok) if "m" in x.kind and "n" in x.kind else \
+            (row_ok if "m" in x.kind else col_ok if "n" in x.kind else 1)
+        coords = {"g": batch, "m": row, "n": col}
+        idx = [coords[ch] for ch in x.kind] or [0]
+        # Redirect the first index past its extent: the whole offset is then at or past
+        # the buffer's end.
+        first_extent = {"g": self.g, "m": self.m, "n": self.n}[x.kind[0]] if x.kind else 1
+        idx[0] = em.select(ok, idx[0], first_extent)
+        names = ", ".join(em.v(i) for i in idx)
         i32s = ", ".join(["i32"] * len(idx))
-        x = em.assign(f"amdgpu.raw_buffer_load {b.memref}[{names}] : {b.memref_type}, {i32s} "
-                      f"-> {vector_type(w, self.out_elem)}", "bias")
-        return self._widen(em, x, w)
+        lanes = w if "n" in x.kind else 1
+        v = em.assign(f"amdgpu.raw_buffer_load {x.memref}[{names}] : {x.memref_type}, {i32s} "
+                      f"-> {vector_type(lanes, x.elem)}", "ep")
+        v = self._widen(em, v, x.elem, lanes)
+        if lanes == 1 and w > 1:
+            v = em.assign(f"vector.broadcast {v} : {self.acc_elem} to "
+                          f"{vector_type(w, self.acc_elem)}")
+        return v
 
-    def _zero(self, em: Emitter, w: int) -> str:
-        zero = "0" if self.acc_elem == "i32" else "0.0"
-        t = vector_type(w, self.acc_elem)
-        if w == 1:
-            return em.assign(f"arith.constant {zero} : {t}")
-        return em.assign(f"arith.constant dense<{zero}> : {t}")
-
-    def _widen(self, em: Emitter, x: str, w: int) -> str:
-        if self.out_elem == self.acc_elem:
+    def _widen(self, em: Emitter, x: str, elem: str, w: int) -> str:
+        """A vector of `elem` in the accumulator type."""
+        acc = self.acc_elem
+        if elem == acc:
             return x
-        return em.assign(f"arith.extf {x} : {vector_type(w, self.out_elem)} to "
-                         f"{vector_type(w, self.acc_elem)}")
+        src, dst = vector_type(w, elem), vector_type(w, acc)
+        if acc == "i32":   # i8 -> i32
+            return em.assign(f"arith.extsi {x} : {src} to {dst}")
+        if elem.startswith("i"):
+            return em.assign(f"arith.sitofp {x} : {src} to {dst}")
+        return em.assign(f"arith.extf {x} : {src} to {dst}")
 
     def _narrow(self, em: Emitter, x: str, w: int) -> str:
         if self.out_elem == self.acc_elem:
@@ -173,8 +206,119 @@ class Epilogue:
         return em.assign(f"arith.truncf {x} : {vector_type(w, self.acc_elem)} to "
                          f"{vector_type(w, self.out_elem)}")
 
-    def _binary(self, em: Emitter, kind: str, a: str, b: str, w: int) -> str:
-        # relu is arith.maximumf (NaN propagates), as accel-from-migraphx's unfused relu.
-        ops = {"add": ("arith.addi", "arith.addf"), "max": ("arith.maxsi", "arith.maximumf")}
-        op = ops[kind][0 if self.acc_elem == "i32" else 1]
-        return em.assign(f"{op} {a}, {b} : {vector_type(w, self.acc_elem)}")
+    # ---- the op list -------------------------------------------------------------
+    def _run_program(self, em: Emitter, acc: str, extras: list[str], w: int) -> str:
+        values: list[str] = []
+        x = acc
+        for step in self.program.steps:
+            args = [self._operand(em, a, acc, extras, values, w) for a in step.args]
+            x = self._step(em, step.op, args, w)
+            values.append(x)
+        return x
+
+    def _operand(self, em: Emitter, a: str, acc: str, extras: list[str], values: list[str],
+                 w: int) -> str:
+        if a == "%acc":
+            return acc
+        if a.startswith("%e"):
+            return extras[int(a[2:])]
+        if a.startswith("%"):
+            return values[int(a[1:])]
+        return self._const(em, float(a) if self.acc_elem == "f32" else int(a), w)
+
+    def _const(self, em: Emitter, value, w: int) -> str:
+        t = vector_type(w, self.acc_elem)
+        if self.acc_elem == "f32":
+            value = float(value)
+            text = ("0x7FC00000" if value != value else "0x7F800000" if value == float("inf")
+                    else "0xFF800000" if value == float("-inf") else repr(value))
+        else:
+            text = str(int(value))
+        if w == 1:
+            return em.assign(f"arith.constant {text} : {t}")
+        return em.assign(f"arith.constant dense<{text}> : {t}")
+
+    def _op(self, em: Emitter, kind: str, w: int, *args: str) -> str:
+        """One arith/math op on accumulator-typed vectors."""
+        flt = self.acc_elem == "f32"
+        name = {"add": ("arith.addf", "arith.addi"), "sub": ("arith.subf", "arith.subi"),
+                "mul": ("arith.mulf", "arith.muli"), "div": ("arith.divf", "arith.divsi"),
+                "max": ("arith.maximumf", "arith.maxsi"),
+                "min": ("arith.minimumf", "arith.minsi"),
+                "exp": ("math.exp", None), "abs": ("math.absf", None),
+                "neg": ("arith.negf", None)}[kind][0 if flt else 1]
+        return em.assign(f"{name} {', '.join(args)} : {vector_type(w, self.acc_elem)}")
+
+    def _cmp(self, em: Emitter, pred_f: str, pred_i: str, a: str, b: str, w: int) -> str:
+        flt = self.acc_elem == "f32"
+        op, pred = ("arith.cmpf", pred_f) if flt else ("arith.cmpi", pred_i)
+        return em.assign(f"{op} {pred}, {a}, {b} : {vector_type(w, self.acc_elem)}", "p")
+
+    def _select(self, em: Emitter, cond: str, a: str, b: str, w: int) -> str:
+        """Lane-wise cond ? a : b, cond a vector of i1 like the values."""
+        types = vector_type(w, self.acc_elem)
+        if w > 1:
+            types = f"{vector_type(w, 'i1')}, {types}"
+        return em.assign(f"arith.select {cond}, {a}, {b} : {types}")
+
+    def _step(self, em: Emitter, op: str, args: list[str], w: int) -> str:
+        t = vector_type(w, self.acc_elem)
+        if op in ("add", "sub", "mul", "div", "max", "min", "exp", "abs"):
+            return self._op(em, op, w, *args)
+        if op == "relu":
+            return self._op(em, "max", w, args[0], self._const(em, 0, w))
+        if op == "neg":
+            if self.acc_elem == "f32":
+                return self._op(em, "neg", w, args[0])
+            return self._op(em, "sub", w, self._const(em, 0, w), args[0])
+        if op in ("greater", "less"):
+            p = self._cmp(em, "ogt" if op == "greater" else "olt",
+                          "sgt" if op == "greater" else "slt", args[0], args[1], w)
+            return self._select(em, p, self._const(em, 1, w), self._const(em, 0, w), w)
+        if op == "where":
+            p = self._cmp(em, "une", "ne", args[0], self._const(em, 0, w), w)
+            return self._select(em, p, args[1], args[2], w)
+        if op == "clip":
+            return self._op(em, "min", w, self._op(em, "max", w, args[0], args[1]), args[2])
+        if op == "sigmoid":   # 1 / (1 + exp(-x))
+            e = self._op(em, "exp", w, self._op(em, "neg", w, args[0]))
+            return self._op(em, "div", w, self._const(em, 1, w),
+                            self._op(em, "add", w, self._const(em, 1, w), e))
+        if op == "tanh":      # 1 - 2 / (exp(2x) + 1): exact limits +-1 when exp overflows
+            e = self._op(em, "exp", w, self._op(em, "add", w, args[0], args[0]))
+            q = self._op(em, "div", w, self._const(em, 2, w),
+                         self._op(em, "add", w, e, self._const(em, 1, w)))
+            return self._op(em, "sub", w, self._const(em, 1, w), q)
+        if op == "erf":
+            x = args[0]
+            ax = self._op(em, "abs", w, x)
+            t = self._op(em, "div", w, self._const(em, 1, w), self._op(
+                em, "add", w, self._const(em, 1, w),
+                self._op(em, "mul", w, self._const(em, _ERF_P, w), ax)))
+            poly = self._const(em, _ERF_A[-1], w)
+            for a in reversed(_ERF_A[:-1]):
+                poly = self._op(em, "add", w, self._op(em, "mul", w, poly, t),
+                                self._const(em, a, w))
+            poly = self._op(em, "mul", w, poly, t)
+            e = self._op(em, "exp", w, self._op(em, "neg", w, self._op(em, "mul", w, x, x)))
+            y = self._op(em, "sub", w, self._const(em, 1, w), self._op(em, "mul", w, poly, e))
+            neg = self._cmp(em, "olt", "slt", x, self._const(em, 0, w), w)
+            return self._select(em, neg, self._op(em, "neg", w, y), y, w)
+        if op.startswith("convert_"):
+            return self._round(em, args[0], op[len("convert_"):], w)
+        raise AssertionError(f"epilogue op {op} passed the verifier but has no codegen")
+
+    def _round(self, em: Emitter, x: str, to: str, w: int) -> str:
+        """x rounded to type `to` and back (a convert inside the chain)."""
+        acc = self.acc_elem
+        if to == acc:
+            return x
+        t, tt = vector_type(w, acc), vector_type(w, to)
+        if acc == "i32":   # to i8: truncate, sign-extend back
+            y = em.assign(f"arith.trunci {x} : {t} to {tt}")
+            return em.assign(f"arith.extsi {y} : {tt} to {t}")
+        if to.startswith("i"):
+            y = em.assign(f"arith.fptosi {x} : {t} to {tt}")
+            return em.assign(f"arith.sitofp {y} : {tt} to {t}")
+        y = em.assign(f"arith.truncf {x} : {t} to {tt}")
+        return em.assign(f"arith.extf {y} : {tt} to {t}")

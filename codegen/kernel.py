@@ -14,13 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel.codegen.builder import Emitter
-from accel.codegen.epilogue import Bias, Epilogue
+from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
 from accel.codegen.mma import MmaLayout, mma_layout
 from accel.codegen.mma_step import LdsTile, MmaStep
 from accel.codegen.schedule import TileCopies, k_tile_loop
 from accel.dialect.accel_layout import ceil_div
+from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.kernel_plan import KernelPlan
 from accel.dialect.ops import ACCUMULATOR, GemmOp, GemmShape, memref_info
 from accel.dialect.perf_config import PerfConfig
@@ -48,9 +49,8 @@ class GemmKernel:
     accumulate: bool
     c_layout: str                    # row | accel
     c_shape: tuple[int, ...]
-    epilogue: str                    # none | bias | relu | bias_relu (dialect/ops.py)
-    bias_type: str | None            # memref type of the bias operand, if any
-    bias_shape: tuple[int, ...]      # [N] or [G, N]; () without a bias
+    epilogue: str                    # a fixed name or an op list (dialect/epilogue_program.py)
+    extras: tuple[Extra, ...]        # the epilogue's operands after C, in argument order
 
     @property
     def symbol(self) -> str:
@@ -100,7 +100,7 @@ class GemmKernel:
         self._emit_body(em)
         lds_a, lds_b = self._lds_types()
         gx, gy, gz = self.grid
-        bias_arg = f", %bias: {self.bias_type}" if self.bias_type else ""
+        bias_arg = "".join(f", {x.memref}: {x.memref_type}" for x in self.extras)
         # rocdl.waves_per_eu reaches LLVM as the amdgpu-waves-per-eu function attribute.
         occupancy = (f"rocdl.waves_per_eu = {self.plan.waves_per_eu} : i32, "
                      if self.plan.waves_per_eu else "")
@@ -156,17 +156,13 @@ class GemmKernel:
         accs = k_tile_loop(em, self.buffers, self.plan.sched_barriers, self.k_tiles, copies,
                            step, accs, acc_t)
 
-        bias = None
-        if self.bias_type:
-            bias = Bias(memref="%bias", memref_type=self.bias_type,
-                        batched=len(self.bias_shape) == 2)
         epilogue = Epilogue(mma=mma, c="%C", c_type=self.c_type, c_layout=self.c_layout,
                             g=self.g, m=self.m, n=self.n,
                             m_per_block=cfg.m_per_block, n_per_block=cfg.n_per_block,
                             kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
                             acc_elem=self.acc_type, out_elem=self.out_type,
-                            accumulate=self.accumulate, width=self.plan.c_vector, bias=bias,
-                            relu=self.epilogue in ("relu", "bias_relu"))
+                            accumulate=self.accumulate, width=self.plan.c_vector,
+                            program=Program.parse(self.epilogue), extras=self.extras)
         row_in_tile = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         col_lane = em.add(em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave)),
                           mma.c_col_base(em, lane))
@@ -201,7 +197,6 @@ def _build(gemm: GemmOp) -> GemmKernel:
         raise AccelError(f"kernel plan: {plan.mma} is not a {in_type} x {gemm.b_type} "
                          f"instruction of {arch.name}")
     mma = mma_layout(arch, instr[0])
-    bias = gemm.bias
 
     def operand(name, value, layout, d_extent, d_per_block, op_plan) -> OperandCopy:
         shp, elem = memref_info(value)
@@ -211,7 +206,10 @@ def _build(gemm: GemmOp) -> GemmKernel:
                            kpack_per_block=config.kpack_per_block, kpack=config.kpack,
                            block_size=config.block_size(arch.wave_size), plan=op_plan)
 
-    bias_shape = tuple(memref_info(bias)[0]) if bias is not None else ()
+    fixed = gemm.epilogue in LEGACY
+    extras = tuple(Extra(name="bias" if fixed else f"e{i}", memref_type=str(v.type),
+                         shape=tuple(memref_info(v)[0]), kind=kind, elem=memref_info(v)[1])
+                   for i, (v, kind) in enumerate(zip(gemm.extras, gemm.extra_kinds)))
     kernel = GemmKernel(
         arch=arch, config=config, mma=mma, g=shape.g, m=shape.m, n=shape.n, k=shape.k,
         in_type=in_type, out_type=out_type, plan=plan,
@@ -219,7 +217,7 @@ def _build(gemm: GemmOp) -> GemmKernel:
         b=operand("B", gemm.b, gemm.b_layout, shape.n, config.n_per_block, plan.b),
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
-        bias_type=str(bias.type) if bias is not None else None, bias_shape=bias_shape)
+        extras=extras)
     if kernel.lds_bytes > arch.lds_bytes:
         raise AccelError(f"kernel plan needs {kernel.lds_bytes} bytes of LDS, more than the "
                          f"{arch.lds_bytes} of {arch.name}")

@@ -17,13 +17,18 @@ A and B share an element type, except that two fp8 formats of the chip's family 
 meet (fp8 x bf8: f8E4M3FNUZ / f8E5M2FNUZ on gfx942, f8E4M3FN / f8E5M2 on gfx1201);
 fp8 accumulates in f32 into an f32, f16 or bf16 C (element_type_error says why not).
 
-Fused epilogue: `epilogue = "none" | "bias" | "relu" | "bias_relu"` (default "none"),
-and for "bias"/"bias_relu" a 4th operand, the bias: a row-major memref [N] (one row
+Fused epilogue (dialect/epilogue_program.py): `epilogue` is "none" (the default),
+"bias", "relu", "bias_relu" or an op list over the product and the extra operands after
+C, `epilogue_operands` naming how each extra operand broadcasts to [G, M, N]. For
+"bias"/"bias_relu" the 4th operand is the bias: a row-major memref [N] (one row
 broadcast over every batch and row) or [G, N] (one row per batch) of the output element
 type. The kernel computes, in the accumulator type (f32, i32) and before the one
 conversion to the output type,
 
   C = act(A * B (+ C_old if accumulate) (+ bias[g?, j]))    act = max(., 0) for relu
+
+  "accel.gemm"(%a, %b, %c, %s) {arch = "gfx942", epilogue_operands = ["gmn"],
+                                epilogue = "%0 = mul %acc, %e0; %1 = sigmoid %0"} ...
 
   "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx1100", epilogue = "bias_relu", ...}
       : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf16>, memref<48xf16>) -> ()
@@ -42,20 +47,24 @@ from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.element_types import FP8_FORMATS, is_fp8
 from accel.dialect.kernel_plan import PLAN_ATTRIBUTES
+from accel.dialect.epilogue_program import LEGACY, Program, kind_shape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, get_arch
 
 OPERAND_LAYOUTS = ("row", "transposed", "accel")
-EPILOGUES = ("none", "bias", "relu", "bias_relu")
+EPILOGUES = tuple(LEGACY)
 # The epilogues that read a bias operand (the gemm's 4th).
 BIAS_EPILOGUES = ("bias", "bias_relu")
+
+# Element types an extra epilogue operand may have (converted to the accumulator's).
+EPILOGUE_OPERAND_TYPES = ("f32", "f16", "bf16", "i32", "i8")
 
 # Accumulator type and legal output types per input element type (A's; an fp8 A may
 # meet a B of the other fp8 format of its family).
 ACCUMULATOR = {"f16": "f32", "bf16": "f32", "i8": "i32", "f32": "f32",
                **{t: "f32" for t in FP8_FORMATS}}
 OUTPUT_TYPES = {"f16": ("f32", "f16", "bf16"), "bf16": ("f32", "f16", "bf16"),
-                "i8": ("i32",), "f32": ("f32",),
+                "i8": ("i32",), "f32": ("f32", "f16", "bf16"),
                 **{t: ("f32", "f16", "bf16") for t in FP8_FORMATS}}
 
 
@@ -184,9 +193,11 @@ class GemmOp:
               a_layout: str = "row", b_layout: str = "row", c_layout: str = "row",
               perf_config: PerfConfig | str | None = None, accumulate: bool = False,
               bias: ir.Value | None = None, epilogue: str = "none",
+              extras: list[ir.Value] = (), epilogue_operands: list[str] | None = None,
               loc: ir.Location | None = None) -> "GemmOp":
         """Create the op at the current insertion point; `bias` becomes the 4th operand
-        (its epilogue must be "bias" or "bias_relu")."""
+        (its epilogue must be "bias" or "bias_relu"), or `extras` the operands after C
+        of an op-list epilogue, broadcast as `epilogue_operands` says."""
         attrs = {
             "arch": ir.StringAttr.get(arch),
             "a_layout": ir.StringAttr.get(a_layout),
@@ -199,7 +210,10 @@ class GemmOp:
             attrs["accumulate"] = ir.UnitAttr.get()
         if epilogue != "none":
             attrs["epilogue"] = ir.StringAttr.get(epilogue)
-        operands = [a, b, c] + ([bias] if bias is not None else [])
+        if epilogue_operands is not None:
+            attrs["epilogue_operands"] = ir.ArrayAttr.get(
+                [ir.StringAttr.get(k) for k in epilogue_operands])
+        operands = [a, b, c] + ([bias] if bias is not None else []) + list(extras)
         op = ir.Operation.create(cls.OP_NAME, results=[], operands=operands,
                                  attributes=attrs, loc=loc or ir.Location.unknown())
         return cls(op)
@@ -219,7 +233,32 @@ class GemmOp:
 
     @property
     def bias(self) -> ir.Value | None:
-        return self.op.operands[3] if len(self.op.operands) == 4 else None
+        """The bias of a "bias"/"bias_relu" epilogue."""
+        return self.op.operands[3] if self.has_bias and len(self.op.operands) == 4 else None
+
+    @property
+    def extras(self) -> list[ir.Value]:
+        """The epilogue's extra operands (after C); the bias for the fixed names."""
+        return list(self.op.operands)[3:]
+
+    @property
+    def program(self) -> Program:
+        try:
+            return Program.parse(self.epilogue)
+        except AccelError as e:
+            raise AccelError(e.message, self.location) from None
+
+    @property
+    def extra_kinds(self) -> list[str]:
+        """How each extra operand broadcasts to [G, M, N] (epilogue_program.KINDS)."""
+        if "epilogue_operands" in self.op.attributes:
+            attr = self.op.attributes["epilogue_operands"]
+            if not isinstance(attr, ir.ArrayAttr) or not all(
+                    isinstance(a, ir.StringAttr) for a in attr):
+                raise AccelError("attribute 'epilogue_operands' must be an array of strings",
+                                 self.location)
+            return [a.value for a in attr]
+        return ["gn" if len(memref_info(v)[0]) == 2 else "n" for v in self.extras]
 
     @property
     def location(self) -> ir.Location:
@@ -340,9 +379,9 @@ class GemmOp:
 
     def _verify(self) -> None:
         op = self.op
-        if len(op.operands) not in (3, 4) or len(op.results) != 0:
-            raise AccelError("'accel.gemm' takes 3 operands (A, B, C), or 4 (A, B, C, bias), "
-                             "and has no results")
+        if len(op.operands) < 3 or len(op.results) != 0:
+            raise AccelError("'accel.gemm' takes 3 operands (A, B, C), then a fused "
+                             "epilogue's, and has no results")
         _check_host_code(op)
         _check_attribute_names(op, GEMM_ATTRIBUTES)
         arch = self.arch
@@ -392,7 +431,7 @@ class GemmOp:
             g, m, n = c_shape
         if a_g != g or b_g != g:
             raise AccelError(f"batch sizes disagree: A {a_g}, B {b_g}, C {g}")
-        self._verify_epilogue(g, n, c_t)
+        self._verify_epilogue(g, m, n, c_t, ACCUMULATOR[a_t])
         _check_d(a_d, m, self.a_layout, "A", "M", a_shape)
         _check_d(b_d, n, self.b_layout, "B", "N", b_shape)
         if self.a_layout == "accel" and self.b_layout == "accel":
@@ -424,11 +463,51 @@ class GemmOp:
                         f"dPerBlock={dpb}, kpack={config.kpack})")
 
 
-    def _verify_epilogue(self, g: int, n: int, out_t: str) -> None:
+    def _verify_epilogue(self, g: int, m: int, n: int, out_t: str, acc_t: str) -> None:
         epilogue = self.epilogue
-        if epilogue not in EPILOGUES:
-            raise AccelError(f"epilogue must be one of {', '.join(EPILOGUES)}, got '{epilogue}'")
-        bias = self.bias
+        if epilogue not in EPILOGUES and "=" not in epilogue:
+            raise AccelError(f"epilogue must be one of {', '.join(EPILOGUES)} or an op list "
+                             f"('%0 = <op> <operands>; ...'), got '{epilogue}'")
+        if epilogue in EPILOGUES:
+            self._verify_fixed_epilogue(g, n, out_t)
+            return
+        program = self.program
+        extras = self.extras
+        if "epilogue_operands" not in self.op.attributes:
+            raise AccelError("an op-list epilogue needs 'epilogue_operands' (one kind per "
+                             "extra operand)")
+        kinds = self.extra_kinds
+        if len(kinds) != len(extras):
+            raise AccelError(f"epilogue_operands names {len(kinds)} kind(s) for "
+                             f"{len(extras)} extra operand(s)")
+        if program.extra_count != len(extras):
+            raise AccelError(f"the epilogue reads {program.extra_count} extra operand(s) but "
+                             f"the gemm has {len(extras)}")
+        infos = []
+        for j, (v, kind) in enumerate(zip(extras, kinds)):
+            shape, elem = memref_info(v)
+            if elem not in EPILOGUE_OPERAND_TYPES:
+                raise AccelError(f"epilogue operand {j} has element type {elem} (expected one "
+                                 f"of {', '.join(EPILOGUE_OPERAND_TYPES)})")
+            _check_plain_buffer(v, f"epilogue operand {j}")
+            infos.append((kind, elem))
+        try:
+            program.verify(acc_t, infos)
+        except AccelError as e:
+            raise AccelError(e.message) from None
+        for j, ((kind, _), v) in enumerate(zip(infos, extras)):
+            want = kind_shape(kind, g, m, n)
+            if memref_info(v)[0] != want:
+                raise AccelError(f"epilogue operand {j} of kind '{kind}' must be {want}, got "
+                                 f"{memref_info(v)[0]}")
+
+    def _verify_fixed_epilogue(self, g: int, n: int, out_t: str) -> None:
+        epilogue = self.epilogue
+        extras = self.extras
+        if len(extras) > 1:
+            raise AccelError(f"epilogue '{epilogue}' takes at most one extra operand (the "
+                             f"bias), got {len(extras)}")
+        bias = extras[0] if extras else None
         if self.has_bias and bias is None:
             raise AccelError(f"epilogue '{epilogue}' needs a bias operand (the 4th)")
         if bias is None:
@@ -448,8 +527,8 @@ class GemmOp:
 # is a typo (`accumlate` would otherwise be ignored and C silently overwritten);
 # prefixed names ("foo.bar") are discardable attributes other tools may attach.
 GEMM_ATTRIBUTES = ("arch", "a_layout", "b_layout", "c_layout", "perf_config", "accumulate",
-                   "epilogue", "block_size", "grid_size", "padded_m", "padded_n",
-                   "padded_k") + PLAN_ATTRIBUTES
+                   "epilogue", "epilogue_operands", "block_size", "grid_size", "padded_m",
+                   "padded_n", "padded_k") + PLAN_ATTRIBUTES
 PACK_ATTRIBUTES = ("transposed",)
 
 

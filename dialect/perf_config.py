@@ -8,8 +8,12 @@ version tag and a comma-separated list of integers:
                   gridGroupSize, forceUnroll, bCopyMore
   v3 (11 fields): mPerBlock, nPerBlock, kpackPerBlock, mPerWave, <field 4>, kpack,
                   splitKFactor, scheduleVersion, outputSwizzle, forceUnroll, bCopyMore
+  v2 (9 fields):  mPerBlock, nPerBlock, kpackPerBlock, mPerWave, <field 4>, kpack,
+                  splitKFactor, forceUnroll, bCopyMore (rocMLIR's older serialization,
+                  still in MIGraphX's split-K tests; scheduleVersion and outputSwizzle
+                  take their defaults, 1 and 2)
 
-v3 has no separate nPerWave/mnPerXdl; its field 4 is read the legacy way:
+v2 and v3 have no separate nPerWave/mnPerXdl; field 4 is read the legacy way:
   WMMA: field 4 is nPerWave, and mnPerXdl is fixed at 16 (the only WMMA tile).
   MFMA: field 4 is mnPerXdl, and the waves are re-derived for at most 4 per
         workgroup: mWaves = min(mPB/mPW, 4), nWaves = 4/mWaves, mPW = mPB/mWaves,
@@ -37,6 +41,7 @@ V3_FIELDS = (
     "kpack", "split_k", "schedule_version", "output_swizzle", "force_unroll",
     "b_copy_more",
 )
+V2_FIELDS = tuple(f for f in V3_FIELDS if f not in ("schedule_version", "output_swizzle"))
 
 # Fields that must be positive; the rest may be zero ("default"/"off").
 _POSITIVE = {"m_per_block", "n_per_block", "kpack_per_block", "m_per_wave",
@@ -112,7 +117,8 @@ class PerfConfig:
 
     @classmethod
     def parse(cls, text: str, mma_kind: str = "mfma") -> "PerfConfig":
-        """Parse a `v3:`/`v4:` string. `mma_kind` ("mfma"/"wmma") decides v3's field 4.
+        """Parse a `v2:`/`v3:`/`v4:` string. `mma_kind` ("mfma"/"wmma") decides field 4
+        of v2/v3.
 
         Raises AccelError naming the bad field.
         """
@@ -122,9 +128,9 @@ class PerfConfig:
         text = str.__str__(text).strip()
         where = f"perf config '{_shortened(text)}'"
         version, sep, body = text.partition(":")
-        if not sep or version not in ("v3", "v4"):
-            raise AccelError(f"{where}: expected a 'v3:' or 'v4:' prefix")
-        names = V4_FIELDS if version == "v4" else V3_FIELDS
+        if not sep or version not in ("v2", "v3", "v4"):
+            raise AccelError(f"{where}: expected a 'v2:', 'v3:' or 'v4:' prefix")
+        names = {"v2": V2_FIELDS, "v3": V3_FIELDS, "v4": V4_FIELDS}[version]
         parts = body.split(",")
         if len(parts) != len(names):
             raise AccelError(f"{where}: {version} takes {len(names)} fields, got {len(parts)}")
@@ -166,7 +172,7 @@ class PerfConfig:
             n_per_wave = max(npb // waves_n, mn_per_xdl)
         rest = {k: v[k] for k in ("m_per_block", "n_per_block", "kpack_per_block", "kpack",
                                   "split_k", "schedule_version", "output_swizzle",
-                                  "force_unroll", "b_copy_more")}
+                                  "force_unroll", "b_copy_more") if k in v}
         return cls(m_per_wave=m_per_wave, n_per_wave=n_per_wave, mn_per_xdl=mn_per_xdl, **rest)
 
     def _check_divisibility(self, text: str) -> None:

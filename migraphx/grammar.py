@@ -9,7 +9,9 @@ Covers what a MIGraphX GEMM kernel module uses (seed 001 and rocMLIR's test file
     %l = migraphx.literal(dense<0.0> : tensor<1xf32>) : <1xf32, 0>
     return %c : !migraphx.shaped<..> } }
 
-A type after `:` may be abbreviated to `<...>`. Attribute values are kept as the text
+A type after `:` may be abbreviated to `<...>`. The older form rocMLIR's tests also use,
+`%1 = migraphx.dot(%a, %b) : (tensor<..>, tensor<..>) -> tensor<..>` (or the op name
+quoted), reads the same, a `tensor<dims x elem>` standing for the packed row-major type. Attribute values are kept as the text
 the user wrote (MLIR's own parser reads them in the generic form we emit), so the
 grammar only needs their bracket structure.
 """
@@ -30,13 +32,16 @@ result: type [attr_dict]
 ?stmt: op | ret
 op: VALUE_ID "=" BARE_ID operands [attr_dict] ":" type_list ARROW type   -> plain_op
   | VALUE_ID "=" BARE_ID "(" literal_value ")" [attr_dict] ":" type     -> literal_op
+  | VALUE_ID "=" BARE_ID "(" operands ")" [attr_dict] ":" call_types ARROW type  -> call_op
+  | VALUE_ID "=" STRING "(" [operands] ")" [attr_dict] ":" call_types ARROW type -> call_op
+?call_types: "(" [type_list] ")" | type_list
 operands: VALUE_ID ("," VALUE_ID)*
 type_list: type ("," type)*
 ARROW: "->" | "to"
 ret: RETURN [operands ":" type_list]
 RETURN: "return" | "func.return"
 
-type: SHAPED | SHORT_SHAPED
+type: SHAPED | SHORT_SHAPED | TENSOR
 
 attr_dict: "{" [attr_entry ("," attr_entry)*] "}"
 attr_entry: (BARE_ID | STRING) ("=" attr_value)?

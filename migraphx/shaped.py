@@ -43,11 +43,15 @@ class ShapedType:
 
     @staticmethod
     def from_mlir(type_text: str) -> "ShapedType | None":
-        """The ShapedType of an opaque `!migraphx.shaped<...>` MLIR type, else None."""
-        prefix = "!migraphx.shaped<"
-        if not (type_text.startswith(prefix) and type_text.endswith(">")):
-            return None
-        return ShapedType.parse_body(type_text[len(prefix):-1])
+        """The ShapedType of an opaque `!migraphx.shaped<...>` MLIR type, or of a static
+        `tensor<...>` (the older form: packed row-major), else None."""
+        for prefix in ("!migraphx.shaped<", "tensor<"):
+            if type_text.startswith(prefix) and type_text.endswith(">"):
+                body = type_text[len(prefix):-1]
+                if prefix == "tensor<" and ("?" in body or "," in body or "<" in body):
+                    return None   # dynamic, encoded or nested: not a MIGraphX value
+                return ShapedType.parse_body(body)
+        return None
 
     @property
     def rank(self) -> int:

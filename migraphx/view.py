@@ -6,11 +6,14 @@ transposed, accel) we keep each value as a View: per logical dimension, its digi
 (extent, stride) from most to least significant. Index i of a dimension with digits
 (e0,s0),(e1,s1) is split mixed-radix as i = i0*e1 + i1 and lands at offset i0*s0 + i1*s1
 of the buffer. Two views denote the same element placement iff their normalised digits
-are equal (normalising drops extent-1 digits and merges (e1,s1),(e2,s2) when s1 = e2*s2).
+are equal (normalising drops extent-1 digits and merges (e1,s1),(e2,s2) when s1 = e2*s2)
+and so are their offsets. A `slice` moves the view's start: `offset` (in elements) is
+where logical index 0 lands.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from math import prod
 
@@ -34,6 +37,7 @@ def _merge(digits) -> tuple[Digit, ...]:
 @dataclass(frozen=True)
 class View:
     dims: tuple[tuple[Digit, ...], ...]
+    offset: int = 0
 
     @staticmethod
     def strided(shape, strides) -> "View":
@@ -52,13 +56,26 @@ class View:
         return len(self.dims)
 
     def normalized(self) -> "View":
-        return View(tuple(_merge(d) for d in self.dims))
+        return View(tuple(_merge(d) for d in self.dims), self.offset)
 
     def same_as(self, other: "View") -> bool:
         return self.normalized() == other.normalized()
 
     def transpose(self, perm) -> "View":
-        return View(tuple(self.dims[p] for p in perm))
+        return View(tuple(self.dims[p] for p in perm), self.offset)
+
+    def slice(self, axis: int, start: int, end: int) -> "View | None":
+        """Elements [start, end) of dimension `axis` (0 <= start < end <= extent), or None
+        when they are not one run of the dimension's outermost digit (then copy first:
+        a copy's dimensions are single digits)."""
+        dim = self.dims[axis]
+        inner = prod(e for e, _ in dim[1:])
+        if start % inner or (end - start) % inner:
+            return None
+        e0, s0 = dim[0] if dim else (1, 0)
+        new_dim = ((((end - start) // inner, s0),) + dim[1:])
+        dims = self.dims[:axis] + (new_dim,) + self.dims[axis + 1:]
+        return View(dims, self.offset + (start // inner) * s0)
 
     def reshape(self, new_shape) -> "View | None":
         """The view of the same elements with logical shape `new_shape` (row-major
@@ -81,7 +98,7 @@ class View:
                 else:
                     return None
             out.append(tuple(dim))
-        return View(tuple(out)) if not digits else None
+        return View(tuple(out), self.offset) if not digits else None
 
     def broadcast(self, out_lens) -> "View | None":
         """MIGraphX multibroadcast (numpy rules, aligned right): extent-1 dimensions and
@@ -102,12 +119,14 @@ class View:
                 dims.append(((n, 0),))
             else:
                 return None
-        return View(tuple(dims))
+        return View(tuple(dims), self.offset)
 
     def index_exprs(self, base_shape) -> list[str] | None:
         """Affine expressions (in d0, d1, ...) of the buffer coordinates, when the buffer
         is a row-major array of `base_shape` and every digit falls inside one coordinate;
         else None (then index the buffer flattened, see `offset_expr`)."""
+        if self.offset:
+            return None
         strides = standard_strides(base_shape)
         refined = self._split_at(strides)
         if refined is None:
@@ -125,6 +144,11 @@ class View:
                 reach[j] += scale * (e - 1)
                 terms[j].append(expr if scale == 1 else f"({expr}) * {scale}")
         if any(r >= n for r, n in zip(reach, base_shape)):
+            return None
+        # linalg takes a loop's range from an operand indexed by that loop alone, so a
+        # coordinate indexed by a bare loop index must be covered whole (a slice's is not).
+        if any(len(t) == 1 and re.fullmatch(r"d\d+", t[0]) and r != n - 1
+               for t, r, n in zip(terms, reach, base_shape)):
             return None
         # An extent-1 loop index is always 0; binding it to an unused extent-1 buffer
         # coordinate keeps the map invertible, which linalg requires of its outputs.
@@ -152,12 +176,14 @@ class View:
                 f = limit // s
                 todo[:0] = [(e // f, limit), (f, s)]
             dims.append(tuple(out))
-        return View(tuple(dims))
+        return View(tuple(dims), self.offset)
 
     def offset_expr(self) -> str:
         """The affine expression of the linear buffer offset (in d0, d1, ...)."""
         terms = [expr if s == 1 else f"({expr}) * {s}"
                  for digit_exprs in self._digit_exprs() for (e, s), expr in digit_exprs if s]
+        if self.offset:
+            terms.append(str(self.offset))
         return " + ".join(terms) if terms else "0"
 
     def _digit_exprs(self) -> list[list[tuple[Digit, str]]]:

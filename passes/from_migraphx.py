@@ -1,38 +1,42 @@
 """accel-from-migraphx: MIGraphX kernels (generic form, see accel.migraphx) -> accel.gemm.
 
-The conversion, per `func.func` whose signature uses `!migraphx.shaped`:
+The conversion, per `func.func` whose signature uses `!migraphx.shaped` (or whose body
+holds MIGraphX ops; `tensor<...>` types of the older form are packed row-major):
 
+* Arch: the function's `arch` or `rock.arch` attribute, an empty one counting as not
+  given, else the pass's `arch` option.
 * Function boundary. Each argument becomes a memref of its storage: the MIGraphX
   strides of an argument describe memory, so a packed row-major type keeps its shape,
   and a permuted-stride type becomes the packed buffer in memory order (dimensions by
-  decreasing stride; stride-0 dimensions own no memory and are dropped). Each result
-  becomes such a memref appended as an out-parameter; the function returns nothing.
-  Other strides (gaps, overlaps) are rejected.
-* transpose / reshape / multibroadcast move no data: they compose a view (see
-  accel.migraphx.view) of the buffer underneath.
+  decreasing stride; stride-0 dimensions own no memory and are dropped). Other strides
+  (gaps, as a slice of a larger buffer leaves; overlaps) make a flat buffer spanning
+  every element, read through the view; a result that would write one address twice is
+  rejected. Each result becomes such a memref appended as an out-parameter; the
+  function returns nothing.
+* transpose / reshape / multibroadcast / broadcast / slice move no data: they compose a
+  view (see accel.migraphx.view) of the buffer underneath, folded into the addressing
+  of whatever reads it.
 * dot and quant_dot (i8 x i8 -> i32, fp8 x fp8 -> f32; its two fp8 operands may be
-  different formats) -> accel.gemm, keeping `perf_config` and the function's `arch`. Each operand's
-  view is matched against the layouts accel.gemm reads in place: `row`, `transposed`,
-  and, when the dot has a perf config, `accel` with that config's blocking (seed 001's
-  transpose [0,1,4,2,3,5] + reshape chain, i.e. rocMLIR's aAccelLayout/bAccelLayout).
-  A view that matches none, e.g. an accel-like chain blocked differently from the perf
-  config, is materialised: copied by a linalg.generic into a row-major buffer.
-  C is written in place into the function's out-parameter when the dot's result
-  reaches `return` through transposes/reshapes that spell `row` or `accel`
+  different formats) -> accel.gemm, keeping `perf_config` (v2/v3/v4; an attention config is ignored
+  with a warning, a split-K one runs with splitKFactor 1 and a warning) and the arch.
+  Each operand's view is matched against the layouts accel.gemm reads in place: `row`,
+  `transposed`, and, when the dot has a perf config, `accel` with that config's
+  blocking (seed 001's transpose [0,1,4,2,3,5] + reshape chain, i.e. rocMLIR's
+  aAccelLayout/bAccelLayout). A view that matches none (an accel-like chain blocked
+  differently from the perf config, a slice) is materialised: copied by a
+  linalg.generic into a row-major buffer.
+  C is written in place into the function's out-parameter when the result reaches
+  `return` through transposes/reshapes that spell `row` or `accel`
   (c_layout = "accel", blocked mPerBlock x kpackPerBlock x kpack with N as the
   blocked reduction-like side) in that out-parameter's memory; otherwise into a
   temporary row-major buffer.
-* Epilogue fusion: a dot followed by an `add` of a bias and/or a `relu` becomes one
-  accel.gemm with `epilogue` = bias | relu | bias_relu (dialect/ops.py), when each
-  value of the chain dot -> add -> relu (add and relu each optional, in that order) has
-  that next op as its only use, and the add's other operand is a bias the gemm reads in
-  place: a view that is an [N] buffer broadcast over batches and rows, or a [G, N]
-  buffer (G the flattened batch) broadcast over rows, of the output element type. The
-  dot is lowered where its chain ends (the bias is defined by then); the chain's last
-  value takes the dot's place for the destination below.
-* Other add / sub / mul / relu / convert ops stay separate: each becomes an elementwise
-  linalg.generic on memrefs (reading its operands through their views) that writes a
-  new buffer, or the out-parameter if it is returned.
+* Epilogue fusion (accel.migraphx.epilogue): the elementwise chain after a dot, and
+  the elementwise ops computing its other operands, become the gemm's epilogue op
+  list; the dot is lowered where its chain ends (every extra operand is defined by
+  then), the chain's last value takes the dot's place for the destination above.
+* Elementwise ops that do not fuse (add / sub / mul / relu / convert) stay separate:
+  each becomes an elementwise linalg.generic on memrefs (reading its operands through
+  their views) that writes a new buffer, or the out-parameter if it is returned.
 * literal -> a private constant memref.global.
 Errors (wrong rank, bad permutation, mismatched shapes or types) are raised at the
 MIGraphX op's location.
@@ -45,13 +49,15 @@ from dataclasses import dataclass, replace
 from math import prod
 
 from accel.bindings import func, ir, memref
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, warn
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.element_types import is_fp8
-from accel.dialect.ops import GemmOp, collect_ops, memref_info
+from accel.dialect.ops import ACCUMULATOR, GemmOp, collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.migraphx import memrefs
 from accel.migraphx.shaped import ShapedType, standard_strides
+from accel.migraphx.epilogue import FUSIBLE, Fused, Fuser, operand_trees, region_after
+from accel.migraphx.tensor import Tensor
 from accel.migraphx.view import View
 from accel.passes.registry import AccelPass, option, register
 from accel.target.database import get_arch
@@ -64,6 +70,9 @@ _ELEMENTWISE = set(_BINARY) | {"migraphx.relu", "migraphx.convert"}
 # quant_dot is MIGraphX's GEMM on quantized types: i8 x i8 -> i32, fp8 x fp8 -> f32.
 _DOTS = ("migraphx.dot", "migraphx.quant_dot")
 _PURE_VIEWS = ("migraphx.transpose", "migraphx.reshape")
+# Perf configs rocMLIR writes for kernels other than a GEMM (attention: `attn:` with
+# named fields) that MIGraphX may attach to a dot.
+NON_GEMM_CONFIG_PREFIXES = ("attn:",)
 
 
 @register
@@ -85,7 +94,8 @@ class FromMigraphx(AccelPass):
 
 def _is_migraphx_func(f: ir.Operation) -> bool:
     ftype = f.attributes["function_type"].value
-    if any(_shaped(t) for t in list(ftype.inputs) + list(ftype.results)):
+    if any(str(t).startswith("!migraphx.shaped<")
+           for t in list(ftype.inputs) + list(ftype.results)):
         return True
     return any(op.name.startswith("migraphx.") for op in collect_ops(f))
 
@@ -102,49 +112,47 @@ def _width(elem: str) -> int:
     return int(re.search(r"\d+", elem).group())
 
 
-@dataclass(frozen=True)
-class _Fusion:
-    """A dot waiting for its epilogue: the ops absorbed so far end with `last`."""
-    dot: ir.Operation
-    last: ir.Operation
-    bias: ir.Value | None = None    # the bias memref ([N] or [G, N])
-    relu: bool = False
+def _storage(st: ShapedType, loc, written: bool) -> tuple[list[int], View]:
+    """Storage shape of a function argument/result and its logical view over it.
 
-    @property
-    def epilogue(self) -> str:
-        kinds = (["bias"] if self.bias is not None else []) + (["relu"] if self.relu else [])
-        return "_".join(kinds) or "none"
-
-
-@dataclass
-class _Tensor:
-    """A MIGraphX value: `view` places its elements in the identity-layout memref `base`."""
-    base: ir.Value
-    view: View
-    st: ShapedType
-
-    @property
-    def base_shape(self) -> list[int]:
-        return memref_info(self.base)[0]
-
-
-def _storage(st: ShapedType, loc) -> tuple[list[int], View]:
-    """Storage shape of a function argument/result and its logical view over it."""
+    Packed strides (row-major, or permuted) keep the buffer's shape in memory order;
+    other strides (gaps: a slice of a larger buffer, or overlaps) make a flat buffer
+    spanning every element the view reaches, read through the view. A result (written)
+    must not overlap itself."""
     view = View.strided(st.dims, st.strides)
     if st.strides == standard_strides(st.dims):
         return list(st.dims) or [1], view
     owned = sorted(((s, d) for d, s in zip(st.dims, st.strides) if not (s == 0 and d > 1)),
                    key=lambda sd: -sd[0])
-    expect = 1
+    inner, span, packed, overlap = 1, 1, True, False  # from the smallest stride up
     for s, d in reversed(owned):
         if d == 1:
             continue
-        if s != expect:
-            raise AccelError(f"strides of {st} do not describe a packed buffer (possibly "
-                             f"permuted or broadcast); such a buffer cannot cross the "
-                             f"function boundary", loc)
-        expect *= d
-    return [d for _, d in owned] or [1], view
+        packed &= s == inner
+        overlap |= s < span
+        inner, span = inner * d, span + (d - 1) * s
+    if packed:
+        return [d for _, d in owned] or [1], view
+    if written and (overlap or len(owned) < len(st.dims)):
+        raise AccelError(f"strides of result {st} place several elements at one address; "
+                         f"such a result cannot be written", loc)
+    span = sum((d - 1) * s for d, s in zip(st.dims, st.strides)) + 1
+    return [span], view
+
+
+def _func_arch(f: ir.Operation, option: str, loc) -> str:
+    """The function's `arch` (or MIGraphX's own `rock.arch`) attribute, else the pass
+    option; an empty attribute (a harness placeholder) counts as not given."""
+    for name in ("arch", "rock.arch"):
+        if name in f.attributes:
+            if not isinstance(f.attributes[name], ir.StringAttr):
+                raise AccelError(f"MIGraphX function attribute '{name}' must be a string", loc)
+            if f.attributes[name].value:
+                return f.attributes[name].value
+    if not option:
+        raise AccelError("MIGraphX function has no 'arch' (or 'rock.arch') attribute and no "
+                         "arch option was given", loc)
+    return option
 
 
 class _FuncLowering:
@@ -152,18 +160,11 @@ class _FuncLowering:
         self.module = module
         self.old = f
         self.loc = f.location
-        self.values: dict = {}          # old ir.Value -> _Tensor
-        self.pending: dict = {}         # old ir.Value -> _Fusion whose `last` defines it
+        self.values: dict = {}          # old ir.Value -> Tensor
+        self.absorbed: set = set()      # ops lowered with the chain they belong to
+        self.chain_ends: dict = {}      # last op of a fusible chain -> (dot, chain)
         self.written: set[int] = set()  # results already stored in their out-parameter
-        arch = arch_option
-        if "arch" in f.attributes:
-            if not isinstance(f.attributes["arch"], ir.StringAttr):
-                raise AccelError("MIGraphX function attribute 'arch' must be a string", self.loc)
-            arch = f.attributes["arch"].value
-        if not arch:
-            raise AccelError("MIGraphX function has no 'arch' attribute and no arch option "
-                             "was given", self.loc)
-        self.arch = arch.split(":")[0]
+        self.arch = _func_arch(f, arch_option, self.loc).split(":")[0]
         try:
             self.mma_kind = get_arch(self.arch).mma_kind
         except AccelError as e:
@@ -175,8 +176,9 @@ class _FuncLowering:
         ftype = self.old.attributes["function_type"].value
         arg_sts = [self._boundary_type(a.type, a.location) for a in old_block.arguments]
         res_sts = [self._boundary_type(t, self.loc) for t in ftype.results]
-        arg_storage = [_storage(st, a.location) for st, a in zip(arg_sts, old_block.arguments)]
-        res_storage = [_storage(st, self.loc) for st in res_sts]
+        arg_storage = [_storage(st, a.location, False)
+                       for st, a in zip(arg_sts, old_block.arguments)]
+        res_storage = [_storage(st, self.loc, True) for st in res_sts]
         mtypes = [ir.MemRefType.get(shape, ir.Type.parse(st.mlir_elem))
                   for st, (shape, _) in zip(arg_sts + res_sts, arg_storage + res_storage)]
         with ir.InsertionPoint(self.old), self.loc:
@@ -190,7 +192,7 @@ class _FuncLowering:
         n_args = len(arg_sts)
         for old_arg, st, (_, view), new_arg in zip(old_block.arguments, arg_sts, arg_storage,
                                                    block.arguments):
-            self.values[old_arg] = _Tensor(new_arg, view, st)
+            self.values[old_arg] = Tensor(new_arg, view, st)
         self.outs = [(block.arguments[n_args + i], view, st)
                      for i, (st, (_, view)) in enumerate(zip(res_sts, res_storage))]
         ops = list(old_block.operations)
@@ -226,33 +228,42 @@ class _FuncLowering:
                     chain.insert(0, op)
                     v = op.operands[0]
                     continue
-                if op.name in _DOTS or op.name in _ELEMENTWISE:
+                if op.name in _DOTS or op.name in _ELEMENTWISE or op.name in FUSIBLE:
                     plan[op] = (r, chain)
                 break
         return plan
 
     # ---- ops -----------------------------------------------------------------
     def _lower(self, op: ir.Operation) -> None:
+        if op in self.absorbed:        # a dot or chain op, lowered where its chain ends
+            return
+        if op in self.chain_ends:
+            self._lower_chain(*self.chain_ends.pop(op))
+            return
+        if op.name in _DOTS and self._defer(op):
+            return
+        self._lower_op(op)
+
+    def _lower_op(self, op: ir.Operation) -> None:
         name = op.name
         if name == "migraphx.literal":
             self._define(op, self._literal(op))
             return
-        if self._fuse(op):
-            return
-        ins = [self.values[v] for v in op.operands]
+        ins = [self._value(v) for v in op.operands]
         out_st = self._result_type(op)
-        if name == "migraphx.transpose":
-            t = ins[0]
-            self._define(op, _Tensor(t.base, self._transpose_view(op, t.view), out_st))
-        elif name == "migraphx.reshape":
-            t = ins[0]
-            view = self._reshape_view(op, t.view)
-            if view is None:  # the regrouping needs a copy
-                t = self._materialize(t)
-                view = self._reshape_view(op, t.view)
-            self._define(op, _Tensor(t.base, view, out_st))
+        if name in _PURE_VIEWS:
+            self._define(op, self._view_of(op, ins[0], out_st))
         elif name == "migraphx.multibroadcast":
             self._define(op, self._broadcast(op, ins[0]))
+        elif name == "migraphx.broadcast":
+            self._define(op, self._axis_broadcast(op, ins[0]))
+        elif name == "migraphx.slice":
+            t = ins[0]
+            view = self._slice_view(op, t.view)
+            if view is None:  # a slice across a merged dimension: copy, then slice
+                t = self._materialize(t)
+                view = self._slice_view(op, t.view)
+            self._define(op, Tensor(t.base, view, out_st))
         elif name in _DOTS:
             self._define(op, self._dot(op, ins, out_st))
         elif name in _ELEMENTWISE:
@@ -261,59 +272,74 @@ class _FuncLowering:
             raise AccelError(f"'{name}' is not supported by accel-from-migraphx", op.location)
         self._check_shape(op, self.values[op.results[0]].view.shape, out_st)
 
-    # ---- epilogue fusion -------------------------------------------------------
-    def _fuse(self, op: ir.Operation) -> bool:
-        """Defer a dot to its epilogue, or absorb `op` into a deferred one; True when
-        `op` needs no lowering of its own. A deferred dot that `op` cannot absorb is
-        lowered first, unfused."""
-        if op.name in _DOTS:
-            if (len(op.results) != 1
-                    or _only_user(op.results[0], ("migraphx.add", "migraphx.relu")) is None):
-                return False
-            self.pending[op.results[0]] = _Fusion(op, op)
-            return True
-        waiting = [v for v in op.operands if v in self.pending]
-        for v in waiting[1:]:
-            self._finish(self.pending.pop(v))
-        if not waiting:
+    def _value(self, v: ir.Value) -> Tensor:
+        """The lowered value of `v`; an operand-tree op held for an epilogue that did not
+        take it is lowered now (its operands are all defined by then)."""
+        if v not in self.values:
+            op = v.owner.operation
+            with op.location:
+                self._lower_op(op)
+        return self.values[v]
+
+    def _view_of(self, op: ir.Operation, t: Tensor, out_st: ShapedType) -> Tensor:
+        """`t` through transpose or reshape `op` (a reshape that cannot regroup `t`'s
+        view copies it first)."""
+        if op.name == "migraphx.transpose":
+            return Tensor(t.base, self._transpose_view(op, t.view), out_st)
+        view = self._reshape_view(op, t.view)
+        if view is None:
+            t = self._materialize(t)
+            view = self._reshape_view(op, t.view)
+        return Tensor(t.base, view, out_st)
+
+    # ---- epilogue fusion (accel.migraphx.epilogue) ------------------------------
+    def _defer(self, dot: ir.Operation) -> bool:
+        """Hold a dot with a fusible chain after it until the chain's end (where every
+        extra operand is defined); True when deferred."""
+        if len(dot.results) != 1 or _shaped(dot.results[0].type) is None:
             return False
-        fusion = self.pending.pop(waiting[0])
-        grown = self._absorb(fusion, op, waiting[0])
-        if grown is None:
-            self._finish(fusion)
+        region = region_after(dot)
+        chain = region.ops
+        if max(region.closed) == 0:
             return False
-        if not grown.relu and _only_user(op.results[0], ("migraphx.relu",)) is not None:
-            self.pending[op.results[0]] = grown
-        else:
-            self._finish(grown)
+        trees = operand_trees(chain)
+        self.absorbed.update([dot] + chain[:-1] + trees)
+        self.chain_ends[chain[-1]] = (dot, chain, frozenset(trees), region.closed)
         return True
 
-    def _absorb(self, fusion: _Fusion, op: ir.Operation, value: ir.Value) -> _Fusion | None:
-        """`fusion` extended by `op` (which reads `value`, its last result), or None."""
-        dot_st = self._result_type(fusion.dot)
-        st = _shaped(op.results[0].type) if len(op.results) == 1 else None
-        if (st is None or fusion.relu or st.dims != dot_st.dims or st.elem != dot_st.elem
-                or st.is_unsigned):
-            return None
-        if op.name == "migraphx.relu" and len(op.operands) == 1:
-            return replace(fusion, last=op, relu=True)
-        if op.name != "migraphx.add" or len(op.operands) != 2 or fusion.bias is not None:
-            return None
-        other = self.values[op.operands[1] if op.operands[0] == value else op.operands[0]]
-        if other.st.elem != st.elem:
-            return None
-        bias = _bias_buffer(other, st.dims)
-        return None if bias is None else replace(fusion, last=op, bias=bias)
-
-    def _finish(self, fusion: _Fusion) -> None:
-        """Lower the fused dot where its chain ends; its result is the chain's last."""
-        dot, last = fusion.dot, fusion.last
+    def _lower_chain(self, dot: ir.Operation, chain: list[ir.Operation],
+                     trees: frozenset, closed: frozenset) -> None:
+        """The dot as one gemm with as much of its chain (and the operand trees feeding
+        it) as fuses; the rest after it (a tree op not fused is lowered where it is
+        first needed, `_value`)."""
+        ins = [self._value(v) for v in dot.operands]
+        dot_st = self._result_type(dot)
+        in_type = ins[0].st.mlir_elem if ins else ""
+        fused = None
+        # Two fp8 formats may meet (fp8 x bf8); any other pair must agree.
+        if in_type in ACCUMULATOR and len(ins) == 2 and (
+                ins[1].st.mlir_elem == in_type or is_fp8(in_type) and is_fp8(ins[1].st.mlir_elem)):
+            fuser = Fuser(in_type, dot.results[0], self._value, self._materialize, trees,
+                          closed)
+            for op in chain:
+                with op.location:
+                    if not fuser.take(op):
+                        break
+            fused = fuser.result()
+        taken = fused.ops if fused else 0
+        last = chain[taken - 1] if taken else dot
+        views = [op for op in chain[:taken] if op.name in _PURE_VIEWS]
         with dot.location:
-            t = self._dot(dot, [self.values[v] for v in dot.operands],
-                          self._result_type(dot), fusion)
+            t = self._dot(dot, ins, dot_st, last, fused if taken else None, views)
+        for op in views:   # the result, seen through the views the chain went through
+            with op.location:
+                t = self._view_of(op, t, self._result_type(op))
         self._define(last, replace(t, st=self._result_type(last)))
+        for op in chain[taken:]:
+            with op.location:
+                self._lower_op(op)
 
-    def _define(self, op: ir.Operation, t: _Tensor) -> None:
+    def _define(self, op: ir.Operation, t: Tensor) -> None:
         if len(op.results) != 1:
             raise AccelError(f"'{op.name}' must have one result", op.location)
         self.values[op.results[0]] = t
@@ -355,15 +381,50 @@ class _FuncLowering:
                              f"({prod(view.shape)} -> {prod(dims)})", op.location)
         return view.reshape(dims)
 
-    def _broadcast(self, op, t: _Tensor) -> _Tensor:
+    def _broadcast(self, op, t: Tensor) -> Tensor:
         lens = self._int_list(op, "out_lens")
         view = t.view.broadcast(lens)
         if view is None:
             raise AccelError(f"cannot broadcast shape {list(t.view.shape)} to {lens}",
                              op.location)
-        return _Tensor(t.base, view, _shaped(op.results[0].type))
+        return Tensor(t.base, view, _shaped(op.results[0].type))
 
-    def _literal(self, op) -> _Tensor:
+    def _axis_broadcast(self, op, t: Tensor) -> Tensor:
+        """MIGraphX broadcast: the operand's dimensions placed at `axis` of `out_lens`,
+        every other dimension repeated (stride 0)."""
+        lens = self._int_list(op, "out_lens")
+        axis = op.attributes["axis"].value if "axis" in op.attributes else 0
+        rank = t.view.rank
+        if not (0 <= axis <= len(lens) - rank) or list(t.view.shape) != lens[axis:axis + rank]:
+            raise AccelError(f"cannot broadcast shape {list(t.view.shape)} at axis {axis} to "
+                             f"{lens}", op.location)
+        dims = tuple(((n, 0),) if n != 1 else () for n in lens[:axis]) + t.view.dims + \
+            tuple(((n, 0),) if n != 1 else () for n in lens[axis + rank:])
+        return Tensor(t.base, View(dims, t.view.offset), _shaped(op.results[0].type))
+
+    def _slice_view(self, op, view: View) -> View | None:
+        axes, starts, ends = (self._int_list(op, a) for a in ("axes", "starts", "ends"))
+        if not len(axes) == len(starts) == len(ends):
+            raise AccelError("'migraphx.slice' needs as many starts and ends as axes",
+                             op.location)
+        for axis, start, end in zip(axes, starts, ends):
+            if axis < 0:
+                axis += view.rank
+            if not 0 <= axis < view.rank:
+                raise AccelError(f"slice axis {axis} is out of range for rank {view.rank}",
+                                 op.location)
+            n = view.shape[axis]
+            # MIGraphX clamps like numpy: negative bounds count from the end.
+            lo, hi = (max(0, min(n, b + n if b < 0 else b)) for b in (start, end))
+            if lo >= hi:
+                raise AccelError(f"slice [{start}, {end}) of axis {axis} (extent {n}) is "
+                                 f"empty", op.location)
+            view = view.slice(axis, lo, hi)
+            if view is None:
+                return None
+        return view
+
+    def _literal(self, op) -> Tensor:
         st = self._result_type(op)
         value = op.attributes["value"] if "value" in op.attributes else None
         if not isinstance(value, ir.DenseElementsAttr):
@@ -381,7 +442,7 @@ class _FuncLowering:
             memref.GlobalOp(name, ir.TypeAttr.get(mtype), sym_visibility="private",
                             initial_value=value, constant=True)
         base = memref.GetGlobalOp(mtype, name).result
-        return _Tensor(base, View.contiguous(shape), st)
+        return Tensor(base, View.contiguous(shape), st)
 
     def _fresh_symbol(self, stem: str) -> str:
         taken = {op.attributes["sym_name"].value for op in self.module.body.operations
@@ -392,8 +453,11 @@ class _FuncLowering:
         return f"{stem}_{i}"
 
     # ---- dot -----------------------------------------------------------------
-    def _dot(self, op, ins: list[_Tensor], out_st: ShapedType,
-             fusion: _Fusion | None = None) -> _Tensor:
+    def _dot(self, op, ins: list[Tensor], out_st: ShapedType,
+             last: ir.Operation | None = None, fused: Fused | None = None,
+             views: list[ir.Operation] = ()) -> Tensor:
+        """accel.gemm for dot `op`; with `fused`, its epilogue up to chain op `last`,
+        through the chain's `views`."""
         if len(ins) != 2:
             raise AccelError(f"'{op.name}' takes two operands", op.location)
         a, b = ins
@@ -428,28 +492,45 @@ class _FuncLowering:
                 raise AccelError(f"'{op.name}' attribute 'perf_config' must be a string",
                                  op.location)
             config_text = op.attributes["perf_config"].value
-            try:
-                config = PerfConfig.parse(config_text, self.mma_kind)
-            except AccelError as e:
-                raise AccelError(e.message, op.location) from None
+            if config_text.startswith(NON_GEMM_CONFIG_PREFIXES):
+                # MIGraphX attaches a fused kernel's config (attention's) to each of its
+                # dots; it says nothing about this GEMM's tile, so one is chosen instead.
+                warn(f"perf config '{config_text}' is not a GEMM config; it is ignored "
+                     f"and one is chosen", op.location)
+                config_text = None
+            else:
+                try:
+                    config = PerfConfig.parse(config_text, self.mma_kind)
+                except AccelError as e:
+                    raise AccelError(e.message, op.location) from None
+                if config.split_k > 1:
+                    # The kernel has no split-K: the same tile over the whole K computes
+                    # the same product (in one pass instead of split_k partial ones).
+                    warn(f"perf config '{config_text}' asks for splitKFactor "
+                         f"{config.split_k}, which accel does not implement; the GEMM runs "
+                         f"with splitKFactor 1", op.location)
+                    config = config.replace(split_k=1)
+                    config_text = str(config)
         a_mem, a_layout = self._gemm_operand(a, "A", g, m, k, config)
         b_mem, b_layout = self._gemm_operand(b, "B", g, n, k, config)
-        elem_t = ir.Type.parse(out_st.mlir_elem)
-        dest = self._dot_destination(fusion.last if fusion else op, want, g, m, n, config)
+        elem_t = ir.Type.parse(fused.out_elem if fused else out_st.mlir_elem)
+        dest = self._dot_destination(last or op, want, g, m, n, config, views)
         if dest is None:
             c_mem, c_layout = memrefs.alloc([g, m, n], elem_t), "row"
         else:
             c_mem, c_layout = dest
         gemm = GemmOp.build(a_mem, b_mem, c_mem, arch=self.arch, a_layout=a_layout,
                             b_layout=b_layout, c_layout=c_layout, perf_config=config_text,
-                            bias=fusion.bias if fusion else None,
-                            epilogue=fusion.epilogue if fusion else "none", loc=op.location)
+                            extras=fused.extras if fused else [],
+                            epilogue=(fused.program or "none") if fused else "none",
+                            epilogue_operands=fused.kinds if fused and fused.program else None,
+                            loc=op.location)
         gemm.verify()
         if c_layout == "row":
-            return _Tensor(c_mem, View.contiguous([g, m, n]).reshape(want), out_st)
-        return _Tensor(c_mem, _accel_view(c_mem, g, m, n, False).reshape(want), out_st)
+            return Tensor(c_mem, View.contiguous([g, m, n]).reshape(want), out_st)
+        return Tensor(c_mem, _accel_view(c_mem, g, m, n, False).reshape(want), out_st)
 
-    def _gemm_operand(self, t: _Tensor, name: str, g: int, d: int, k: int,
+    def _gemm_operand(self, t: Tensor, name: str, g: int, d: int, k: int,
                       config: PerfConfig | None) -> tuple[ir.Value, str]:
         """The memref and layout through which accel.gemm reads operand `t` in place,
         else a row-major copy."""
@@ -473,11 +554,12 @@ class _FuncLowering:
         copy = self._materialize(t)
         return memrefs.reshape(copy.base, plain), "row"
 
-    def _dot_destination(self, op, want, g: int, m: int, n: int,
-                         config: PerfConfig | None) -> tuple[ir.Value, str] | None:
+    def _dot_destination(self, op, want, g: int, m: int, n: int, config: PerfConfig | None,
+                         views: list[ir.Operation] = ()) -> tuple[ir.Value, str] | None:
         if op not in self.plan:
             return None
         r, chain = self.plan[op]
+        chain = list(views) + chain
         out, out_view, _ = self.outs[r]
         candidates = [("row", View.contiguous([g, m, n]), [g, m, n])]
         if config is not None and m % config.m_per_block == 0 and n % config.k_per_block == 0:
@@ -498,7 +580,7 @@ class _FuncLowering:
         return None
 
     # ---- elementwise ---------------------------------------------------------
-    def _elementwise(self, op, ins: list[_Tensor], out_st: ShapedType) -> _Tensor:
+    def _elementwise(self, op, ins: list[Tensor], out_st: ShapedType) -> Tensor:
         name = op.name
         arity = 2 if name in _BINARY else 1
         if len(ins) != arity:
@@ -516,7 +598,7 @@ class _FuncLowering:
         dest = self._elementwise_destination(op)
         if dest is None:
             base = memrefs.alloc(out_st.dims, elem_t)
-            out = _Tensor(base, View.contiguous(out_st.dims), out_st)
+            out = Tensor(base, View.contiguous(out_st.dims), out_st)
         else:
             out = dest
         body = _body(name, ins[0].st, out_st, elem_t)
@@ -524,7 +606,7 @@ class _FuncLowering:
                         body)
         return out
 
-    def _elementwise_destination(self, op) -> _Tensor | None:
+    def _elementwise_destination(self, op) -> Tensor | None:
         if op not in self.plan or self.plan[op][1]:
             return None
         r = self.plan[op][0]
@@ -532,51 +614,30 @@ class _FuncLowering:
         if view.index_exprs(memref_info(out)[0]) is None:
             return None
         self.written.add(r)
-        return _Tensor(out, view, st)
+        return Tensor(out, view, st)
 
-    def _indexing(self, t: _Tensor) -> tuple[ir.Value, list[str]]:
+    def _indexing(self, t: Tensor) -> tuple[ir.Value, list[str]]:
         exprs = t.view.index_exprs(t.base_shape)
         if exprs is not None:
             return t.base, exprs
         return memrefs.reshape(t.base, [prod(t.base_shape)]), [t.view.offset_expr()]
 
-    def _materialize(self, t: _Tensor) -> _Tensor:
+    def _materialize(self, t: Tensor) -> Tensor:
         """Copy `t` into a fresh row-major buffer of its logical shape."""
         elem_t = t.base.type.element_type
         shape = list(t.view.shape)
         base = memrefs.alloc(shape, elem_t)
-        out = _Tensor(base, View.contiguous(shape), t.st)
+        out = Tensor(base, View.contiguous(shape), t.st)
         memrefs.generic([self._indexing(t)], self._indexing(out), len(shape), lambda a: a[0])
         return out
 
-    def _copy_to_out(self, t: _Tensor, r: int, loc) -> None:
+    def _copy_to_out(self, t: Tensor, r: int, loc) -> None:
         out, view, st = self.outs[r]
         if t.st.elem != st.elem or t.view.shape != tuple(st.dims):
             raise AccelError(f"returned value of type {t.st} does not match result type {st}",
                              loc)
         exprs = view.index_exprs(memref_info(out)[0])
         memrefs.generic([self._indexing(t)], (out, exprs), len(st.dims), lambda a: a[0])
-
-
-def _only_user(value: ir.Value, names: tuple[str, ...]) -> ir.Operation | None:
-    """The op using `value`, if that is its only use and the op is one of `names`."""
-    uses = list(value.uses)
-    if len(uses) != 1 or uses[0].owner.name not in names:
-        return None
-    return uses[0].owner
-
-
-def _bias_buffer(t: _Tensor, dims) -> ir.Value | None:
-    """`t` as the memref a fused bias epilogue reads: [N] when its view broadcasts an
-    [N] buffer over batches and rows, [G, N] when it broadcasts [G, N] over rows."""
-    *batch, _, n = dims
-    g = prod(batch)
-    numel = prod(t.base_shape)
-    for source, shape in (([n], [n]), (batch + [1, n], [g, n])):
-        view = View.contiguous(source).broadcast(list(dims))
-        if view is not None and t.view.same_as(view) and numel == prod(shape):
-            return memrefs.reshape(t.base, shape)
-    return None
 
 
 def _accel_chain(shape6, g: int, d: int, k: int, transposed: bool) -> View:

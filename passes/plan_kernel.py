@@ -8,6 +8,7 @@ decides nothing itself. Each decision below carries the measurement that made it
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, replace
 
 from accel.bindings import ir
@@ -15,6 +16,7 @@ from accel.codegen.global_copy import widest_vector
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES
+from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.kernel_plan import KernelPlan, OperandPlan
 from accel.dialect.ops import GemmOp, collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
@@ -69,8 +71,8 @@ def _plan(gemm: GemmOp) -> KernelPlan:
     if problems:
         raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
                          f"{arch.name}: {problems[0]}")
-    bias = gemm.bias
-    for v in (gemm.a, gemm.b, gemm.c) + ((bias,) if bias is not None else ()):
+    extra_kinds = gemm.extra_kinds
+    for v in [gemm.a, gemm.b, gemm.c] + gemm.extras:
         shp, elem = memref_info(v)
         size = ELEMENT_BYTES[elem]
         for d in shp:
@@ -92,19 +94,19 @@ def _plan(gemm: GemmOp) -> KernelPlan:
                         for d, op in ((config.m_per_block, a), (config.n_per_block, b)))
     if lds * bits // 8 > arch.lds_bytes:
         a, b = replace(a, slab_pad=0), replace(b, slab_pad=0)
-    bias_shape = memref_info(bias)[0] if bias is not None else []
     return KernelPlan(
         symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k,
                              in_type if b_type == in_type else f"{in_type}_{b_type}", out_type,
                              arch.name,
                              gemm.a_layout, gemm.b_layout, gemm.accumulate, gemm.c_layout,
-                             gemm.epilogue, len(bias_shape) == 2),
+                             gemm.epilogue, "gn" in extra_kinds),
         mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers,
         # Only loads issued a k-tile ahead have anything to be kept ahead of.
         sched_barriers=a.ahead or b.ahead,
-        c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout, bias is not None),
+        c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout,
+                          any("n" in kind for kind in extra_kinds)),
         # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
         # cannot hold); 0 asks nothing.
         waves_per_eu=config.waves_per_eu,
@@ -129,8 +131,14 @@ def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accum
             name += _LAYOUT_LETTER[c_layout]
     if accumulate:
         name += "_acc"
-    if epilogue != "none":
+    if epilogue in LEGACY and epilogue != "none":
         name += "_" + epilogue.replace("bias", "gbias" if bias_batched else "bias")
+    elif epilogue not in LEGACY:
+        # An op list: its ops in order and a digest of the whole list (operands and
+        # literals included), so two different lists never share a symbol.
+        steps = Program.parse(epilogue).steps
+        ops = "_".join(st.op for st in steps[:4]) + ("_etc" if len(steps) > 4 else "")
+        name += f"_ep_{ops}_{zlib.crc32(epilogue.encode()):08x}"
     return f"{name}_{arch}"
 
 
@@ -206,11 +214,12 @@ def loaded_ahead(vector: int, k_chunk: int, bits: int, config: PerfConfig,
 
 
 def c_vector(mma: MmaLayout, config: PerfConfig, out_type: str, n: int, c_layout: str,
-             has_bias: bool) -> int:
-    """Elements per C store (and bias load): the widest width (at most 128 bits) that
-    divides the lane's c_len run and the run contiguous in C (N row-major, kpack in the
-    accel layout), and N when a bias is loaded with it (codegen/epilogue.py)."""
+             extra_varies_with_n: bool) -> int:
+    """Elements per C store (and epilogue-operand load): the widest width (at most 128
+    bits) that divides the lane's c_len run and the run contiguous in C (N row-major,
+    kpack in the accel layout), and N when an epilogue operand that varies with N is
+    loaded with it (codegen/epilogue.py)."""
     runs = [mma.c_len, config.kpack if c_layout == "accel" else n]
-    if has_bias:
+    if extra_varies_with_n:
         runs.append(n)
     return widest_vector(out_type, *runs)

@@ -25,7 +25,7 @@ with interruptible_start(PROG):
     from typing import Sequence
 
     from accel.bindings import ir, new_context
-    from accel.diagnostics import AccelError, mlir_error
+    from accel.diagnostics import AccelError, mlir_error, take_warnings
     from accel.dialect.ops import module_errors
     from accel.passes.registry import AccelPass
     from accel.passes.upstream import parse_upstream
@@ -195,12 +195,14 @@ def process_chunk(text: str, name: str, steps: list[Step], args) -> tuple[str | 
             raise _ChunkFailed([dv.from_accel_error(e, name) for e in errors])
 
     def after_each(step: Step, module: ir.Module) -> None:
+        produced.extend(dv.from_accel_error(w, name) for w in take_warnings())
         if args.mlir_print_ir_after_all:
             # spec() adds the options to the name, so two runs of one pass are told apart.
             sys.stderr.write(f"// -----// IR Dump After {step.spec()} //----- //\n"
                              f"{_print_module(module, args.mlir_print_op_generic)}\n")
         verify(module)
 
+    take_warnings()   # none left over from an earlier chunk's failure
     ctx = new_context()
     ctx.attach_diagnostic_handler(on_diagnostic)
     try:
@@ -215,9 +217,13 @@ def process_chunk(text: str, name: str, steps: list[Step], args) -> tuple[str | 
             run_steps(module, steps, after_each)
             return _print_module(module, args.mlir_print_op_generic), produced
     except _ChunkFailed as f:
-        return None, produced + f.diagnostics
+        return None, produced + _warnings(name) + f.diagnostics
     except AccelError as e:
-        return None, produced + [dv.from_accel_error(e, name)]
+        return None, produced + _warnings(name) + [dv.from_accel_error(e, name)]
+
+
+def _warnings(name: str) -> list[dv.Diagnostic]:
+    return [dv.from_accel_error(w, name) for w in take_warnings()]
 
 
 # ---- driver -----------------------------------------------------------------------
@@ -258,10 +264,13 @@ def _main(argv: Sequence[str] | None) -> int:
             failed |= result is None
         if result is not None:
             outputs.append(result)
-    if failed:
+    # As mlir-opt: with --split-input-file every chunk that succeeded is printed (a
+    # failed one prints its diagnostic only), and the run still fails at the end. An
+    # output file is all or nothing: a failing run writes none.
+    if failed and not (args.split_input_file and args.output == "-"):
         return 1
     write_output_atomic(args.output, f"{SPLIT_MARKER}\n".join(outputs))
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -238,3 +238,23 @@ def test_one_shape_with_two_perf_configs_gets_two_kernels():
     ref, tol = reference(a, b, "f16", "f32")
     for got in (c, d):
         assert (np.abs(got - ref) <= tol).all()
+
+
+def test_op_list_epilogue_operands_in_metadata():
+    """An op-list epilogue's extra operands are kernel arguments after C, each named in
+    the metadata with its shape, dtype and broadcast kind."""
+    text = """
+func.func @f(%a: memref<1x40x32xf16>, %b: memref<1x32x24xf16>, %c: memref<1x40x24xf16>,
+             %s: memref<40xf32>, %m: memref<1x40x24xi8>) {
+  "accel.gemm"(%a, %b, %c, %s, %m) {arch = "gfx1100", epilogue = "%0 = mul %acc, %e0; %1 = where %e1, %0, 0.0",
+      epilogue_operands = ["m", "gmn"]}
+      : (memref<1x40x32xf16>, memref<1x32x24xf16>, memref<1x40x24xf16>, memref<40xf32>, memref<1x40x24xi8>) -> ()
+  return
+}
+"""
+    (kernel,) = compile_module(text, assembly=False).kernels
+    args = kernel.metadata["args"]
+    assert [a["name"] for a in args] == ["A", "B", "C", "e0", "e1"]
+    assert (args[3]["shape"], args[3]["dtype"], args[3]["broadcast"]) == ([40], "f32", "m")
+    assert (args[4]["shape"], args[4]["dtype"], args[4]["broadcast"]) == ([1, 40, 24], "i8", "gmn")
+    assert "_ep_mul_where_" in kernel.symbol

@@ -111,11 +111,28 @@ def test_v4_round_trips_many_random_configs():
             assert str(back) == text
 
 
+# ---- v2: v3 without scheduleVersion and outputSwizzle ---------------------------------
+@pytest.mark.parametrize("v2, v3", [
+    # rocMLIR's split-K tests write the same kernel both ways (the MIGraphX corpus).
+    ("v2:16,32,4,16,16,4,4,1,1", "v3:16,32,4,16,16,4,4,1,2,1,1"),
+    ("v2:16,32,16,16,16,16,16,1,1", "v3:16,32,16,16,16,16,16,1,2,1,1"),
+    ("v2:128,64,8,64,32,4,1,0,1", "v3:128,64,8,64,32,4,1,1,2,0,1"),
+])
+@pytest.mark.parametrize("kind", ["mfma", "wmma"])
+def test_v2_reads_as_v3_with_default_schedule_and_swizzle(v2, v3, kind):
+    cfg = PerfConfig.parse(v2, kind)
+    assert cfg == PerfConfig.parse(v3, kind)
+    assert (cfg.schedule_version, cfg.output_swizzle) == (1, 2)
+    assert cfg.split_k == int(v2.split(",")[6])
+
+
 # ---- malformed strings name the bad field --------------------------------------------
 @pytest.mark.parametrize("text, message", [
-    ("", "expected a 'v3:' or 'v4:' prefix"),
-    ("64,64,8,32,32,16,4,2,3,2,0,0,1,1", "expected a 'v3:' or 'v4:' prefix"),
-    ("v2:64,64,8,32,32,4,1,1,1", "expected a 'v3:' or 'v4:' prefix"),
+    ("", "expected a 'v2:', 'v3:' or 'v4:' prefix"),
+    ("64,64,8,32,32,16,4,2,3,2,0,0,1,1", "expected a 'v2:', 'v3:' or 'v4:' prefix"),
+    ("v1:64,64,8,32,32,4,1,1", "expected a 'v2:', 'v3:' or 'v4:' prefix"),
+    ("v2:64,64,8,32,32,4,1,1,1,1", "v2 takes 9 fields, got 10"),
+    ("v2:64,64,8,32,32,4,1,2,1", "field 7 (force_unroll) must be 0 or 1, got 2"),
     ("v4:64,64,8,32,32,16,4,4,3,2,1", "v4 takes 14 fields, got 11"),
     ("v3:128,64,8,64,32,4,9,2,2,1", "v3 takes 11 fields, got 10"),
     ("v4:64,64,8,32,32,16,4,2,3,2,0,0,1,1,", "v4 takes 14 fields, got 15"),

@@ -3,7 +3,7 @@
 
 // Three operands, A, B and C.
 func.func @case0(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{'accel.gemm' takes 3 operands (A, B, C), or 4 (A, B, C, bias), and has no results}}
+  // expected-error@+1 {{'accel.gemm' takes 3 operands (A, B, C), then a fused epilogue's, and has no results}}
   "accel.gemm"(%a, %b) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<1x32x48xf16>) -> ()
   return
 }
@@ -12,7 +12,7 @@ func.func @case0(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x
 
 // No results: C is written in place.
 func.func @case1(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{'accel.gemm' takes 3 operands (A, B, C), or 4 (A, B, C, bias), and has no results}}
+  // expected-error@+1 {{'accel.gemm' takes 3 operands (A, B, C), then a fused epilogue's, and has no results}}
   %r = "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> i32
   return
 }
@@ -387,9 +387,9 @@ func.func @c_accel_config(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: 
 
 // -----
 
-// The epilogue is one of none, bias, relu, bias_relu.
+// The epilogue is one of none, bias, relu, bias_relu or an op list.
 func.func @epilogue_unknown(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{epilogue must be one of none, bias, relu, bias_relu, got 'gelu'}}
+  // expected-error@+1 {{epilogue must be one of none, bias, relu, bias_relu or an op list ('%0 = <op> <operands>; ...'), got 'gelu'}}
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", epilogue = "gelu"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
   return
 }
@@ -453,7 +453,7 @@ func.func @epilogue_not_string(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>,
 // A misspelt attribute is an error, not silently ignored (here C would be overwritten
 // instead of accumulated into).
 func.func @misspelt_attribute(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{'accel.gemm' has no attribute 'accumlate' (known: arch, a_layout, b_layout, c_layout, perf_config, accumulate, epilogue, block_size, grid_size, padded_m, padded_n, padded_k, kernel_symbol, mma, sched_barriers, a_copy, b_copy, k_steps_per_read, lds_buffers, c_vector, waves_per_eu, grid_group)}}
+  // expected-error@+1 {{'accel.gemm' has no attribute 'accumlate' (known: arch, a_layout, b_layout, c_layout, perf_config, accumulate, epilogue, epilogue_operands, block_size, grid_size, padded_m, padded_n, padded_k, kernel_symbol, mma, sched_barriers, a_copy, b_copy, k_steps_per_read, lds_buffers, c_vector, waves_per_eu, grid_group)}}
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", accumlate} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
   return
 }
@@ -463,5 +463,59 @@ func.func @misspelt_attribute(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, 
 // Attributes with a dialect prefix are discardable: other tools may attach them.
 func.func @prefixed_attribute(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", graph.origin = "dot_0"} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// An op-list epilogue: an unknown op.
+func.func @program_unknown_op(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{epilogue step 0: unknown op 'gelu'}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", epilogue = "%0 = gelu %acc", epilogue_operands = []} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// An op-list epilogue: a value used before its step.
+func.func @program_forward_use(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{epilogue step 0 uses %1 before it is defined}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", epilogue = "%0 = add %acc, %1; %1 = relu %0", epilogue_operands = []} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// An op-list epilogue: the wrong operand count for an op.
+func.func @program_arity(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{epilogue step 0: 'where' takes 3 operand(s), got 2}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", epilogue = "%0 = where %acc, 1.0", epilogue_operands = []} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// An extra operand's shape must be its kind's ([G, M, N] for "gmn").
+func.func @program_operand_shape(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>, %e: memref<1x64x47xf16>) {
+  // expected-error@+1 {{epilogue operand 0 of kind 'gmn' must be [1, 64, 48], got [1, 64, 47]}}
+  "accel.gemm"(%a, %b, %c, %e) {arch = "gfx942", epilogue = "%0 = mul %acc, %e0", epilogue_operands = ["gmn"]} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>, memref<1x64x47xf16>) -> ()
+  return
+}
+
+// -----
+
+// Every extra operand needs its kind.
+func.func @program_kinds_missing(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>, %e: memref<48xf16>) {
+  // expected-error@+1 {{epilogue_operands names 0 kind(s) for 1 extra operand(s)}}
+  "accel.gemm"(%a, %b, %c, %e) {arch = "gfx942", epilogue = "%0 = mul %acc, %e0", epilogue_operands = []} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>, memref<48xf16>) -> ()
+  return
+}
+
+// -----
+
+// An i32 chain (i8 inputs) has no transcendental ops.
+func.func @program_int_exp(%a: memref<1x64x32xi8>, %b: memref<1x32x48xi8>, %c: memref<1x64x48xi32>) {
+  // expected-error@+1 {{epilogue step 0: 'exp' needs a float accumulator, not i32}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", epilogue = "%0 = exp %acc", epilogue_operands = []} : (memref<1x64x32xi8>, memref<1x32x48xi8>, memref<1x64x48xi32>) -> ()
   return
 }

@@ -65,3 +65,11 @@ func.func @pack_unpack(%plain: memref<1x128x5120xf16>, %packed: memref<1x4x80x8x
   "accel.unpack"(%packed, %plain) {transposed = false} : (memref<1x4x80x8x32x8xf16>, memref<1x128x5120xf16>) -> ()
   return
 }
+
+// An op-list epilogue with its operand kinds (dialect/epilogue_program.py).
+// CHECK-LABEL: func.func @gemm_epilogue_ops
+// CHECK: "accel.gemm"(%arg0, %arg1, %arg2, %arg3, %arg4) {arch = "gfx942", epilogue = "%0 = add %acc, %e0; %1 = clip %0, -1.5, %e1; %2 = convert_bf16 %1", epilogue_operands = ["gn", ""]} : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf16>, memref<2x48xf16>, memref<1xf32>) -> ()
+func.func @gemm_epilogue_ops(%a: memref<2x64x32xf16>, %b: memref<2x32x48xf16>, %c: memref<2x64x48xf16>, %bias: memref<2x48xf16>, %hi: memref<1xf32>) {
+  "accel.gemm"(%a, %b, %c, %bias, %hi) {arch = "gfx942", epilogue = "%0 = add %acc, %e0; %1 = clip %0, -1.5, %e1; %2 = convert_bf16 %1", epilogue_operands = ["gn", ""]} : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf16>, memref<2x48xf16>, memref<1xf32>) -> ()
+  return
+}

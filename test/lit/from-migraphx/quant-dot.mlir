@@ -26,7 +26,7 @@ func.func @q_fp8_bf8(%a: !migraphx.shaped<64x32xf8E4M3FNUZ, 32x1>, %b: !migraphx
 
 // The OCP pair on gfx1201, with a fused bias + relu epilogue.
 // CHECK-LABEL: func.func @q_ocp_bias_relu
-// CHECK:       "accel.gemm"({{.*}}) {a_layout = "row", arch = "gfx1201", b_layout = "row", c_layout = "row", epilogue = "bias_relu"} : (memref<1x16x64xf8E5M2>, memref<1x64x32xf8E4M3FN>, memref<1x16x32xf32>, memref<32xf32>) -> ()
+// CHECK:       "accel.gemm"({{.*}}) {a_layout = "row", arch = "gfx1201", b_layout = "row", c_layout = "row", epilogue = "%0 = add %acc, %e0; %1 = relu %0", epilogue_operands = ["n"]} : (memref<1x16x64xf8E5M2>, memref<1x64x32xf8E4M3FN>, memref<1x16x32xf32>, memref<32xf32>) -> ()
 func.func @q_ocp_bias_relu(%a: !migraphx.shaped<16x64xf8E5M2, 64x1>, %b: !migraphx.shaped<64x32xf8E4M3FN, 32x1>, %bias: !migraphx.shaped<32xf32, 1>) -> !migraphx.shaped<16x32xf32, 32x1> attributes {kernel, arch = "gfx1201"} {
   %0 = migraphx.quant_dot %a, %b : <16x64xf8E5M2, 64x1>, <64x32xf8E4M3FN, 32x1> -> <16x32xf32, 32x1>
   %bb = migraphx.multibroadcast %bias {out_lens = [16, 32]} : <32xf32, 1> -> <16x32xf32, 0x1>

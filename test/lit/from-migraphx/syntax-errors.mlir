@@ -38,3 +38,13 @@ func.func @char(%a: !migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf16,
   %0 = ? migraphx.relu %a : <4x4xf16, 4x1> -> <4x4xf16, 4x1>
   return %0 : !migraphx.shaped<4x4xf16, 4x1>
 }
+
+// -----
+
+// rocMLIR's test harness launches the kernel from a wrapper: named, not parsed.
+func.func @wrapper(%a: !migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf16, 4x1> {
+  %t = migraphx.transpose %a {permutation = [1, 0]} : <4x4xf16, 4x1> -> <4x4xf16, 1x4>
+// CHECK: syntax-errors.mlir:[[# @LINE + 1]]:9: error: 'mhal.launch' (rocMLIR's test-harness launch wrapper) is not supported; pass the kernel function alone
+  %token, %results = mhal.launch @kernel (%a) : (!migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf16, 4x1>
+  return %results : !migraphx.shaped<4x4xf16, 4x1>
+}

@@ -1,0 +1,70 @@
+"""The MIGraphX corpus (real IR from rocMLIR's and AMDMIGraphX's tests) through
+accel-from-migraphx and the compiler: every dot chunk either converts or gets a one-line
+diagnostic, never a traceback, a crash or a hang.
+
+The run is benchmarks/bench_migraphx_corpus.py in a child process (a crash of the
+bindings would otherwise take pytest down), converting and compiling for gfx942; the
+script bounds each chunk by a timeout and names the chunk it is on, on stderr, before
+each one. Skipped when the corpus folder (beside the checkout) is absent.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "benchmarks" / "bench_migraphx_corpus.py"
+CORPUS = REPO.parent.parent / "shared" / "data" / "migraphx_corpus" / "inputs"
+# Each chunk took under 1 s converted and compiled for one chip (the whole corpus ~5 s);
+# 60 s is a hang, not a slow compile.
+CHUNK_TIMEOUT = 60
+
+
+@pytest.fixture(scope="module")
+def corpus_results():
+    if not CORPUS.is_dir():
+        pytest.skip(f"MIGraphX corpus not found at {CORPUS}")
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--json", "--chips", "gfx942", "--corpus", str(CORPUS),
+         "--timeout", str(CHUNK_TIMEOUT)],
+        capture_output=True, text=True, timeout=1200)
+    last = (proc.stderr.strip().splitlines() or ["(nothing)"])[-1]
+    assert proc.returncode == 0, (f"corpus run died (exit {proc.returncode}) at {last}:\n"
+                                  f"{proc.stderr[-2000:]}")
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_every_dot_chunk_is_run(corpus_results):
+    # 103 dot chunks in 83 files (the corpus README).
+    assert len(corpus_results) == 103
+
+
+def test_no_traceback_crash_or_hang(corpus_results):
+    bad = [f"{r['chunk']}: {r['outcome']}: {r['message']}" for r in corpus_results
+           if r["outcome"] not in ("converted", "diagnosed")]
+    assert not bad, "\n".join(bad)
+
+
+def test_diagnostics_are_one_line(corpus_results):
+    for r in corpus_results:
+        if r["outcome"] == "diagnosed":
+            assert r["message"] and "\n" not in r["message"], r
+
+
+def test_converted_chunks_compile(corpus_results):
+    """Each converted chunk becomes code objects for gfx942 (or names another chip)."""
+    bad = [f"{r['chunk']}: {r['compiled']}" for r in corpus_results
+           if r["outcome"] == "converted" and r["compiled"].get("gfx942") != "ok"
+           and not str(r["compiled"].get("gfx942")).startswith("arch ")]
+    assert not bad, "\n".join(bad)
+
+
+def test_converted_chunks_leave_no_unfused_elementwise_op(corpus_results):
+    """Every elementwise op of a converted chunk is in a gemm's epilogue (copies, which
+    only move data into a layout, are not counted)."""
+    bad = [f"{r['chunk']}: {r['unfused']}" for r in corpus_results
+           if r["outcome"] == "converted" and r["unfused"]]
+    assert not bad, "\n".join(bad)
