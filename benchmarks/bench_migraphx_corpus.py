@@ -56,7 +56,7 @@ from accel.passes.from_migraphx import FromMigraphx
 from accel.tools.accel_opt import process_chunk, split_chunks
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_CORPUS = REPO.parent.parent / "shared" / "data" / "migraphx_corpus" / "inputs"
+DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "migraphx_corpus" / "inputs"
 CHIPS = ("gfx942", "gfx1100", "gfx1201")
 _DOT = re.compile(r"migraphx\.(quant_)?dot\b")
 # A conversion that fails on a chip for want of the element type there (f32 has no

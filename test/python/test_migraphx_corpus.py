@@ -17,7 +17,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "benchmarks" / "bench_migraphx_corpus.py"
-CORPUS = REPO.parent.parent / "shared" / "data" / "migraphx_corpus" / "inputs"
+CORPUS = REPO.parent / "shared" / "data" / "migraphx_corpus" / "inputs"
 # Each chunk took under 1 s converted and compiled for one chip (the whole corpus ~5 s);
 # 60 s is a hang, not a slow compile.
 CHUNK_TIMEOUT = 60
