@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from accel.codegen.builder import Emitter, Value
 from accel.codegen.global_copy import vector_type, widest_vector
 from accel.codegen.mma import MmaLayout
+from accel.codegen.workgroup_tile import RowWindow
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class Epilogue:
     accumulate: bool
     bias: Bias | None = None
     relu: bool = False
+    rows: RowWindow | None = None   # C's rows of a grouped GEMM's group (a [1, L, N] C)
 
     @property
     def accel(self) -> bool:
@@ -102,10 +104,15 @@ class Epilogue:
                 col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
                 if self.bias is not None:
                     bias[c, j] = self._load_bias(em, batch, col, col_ok, w)
+        # C's batch index and the index a dropped store is sent to (the bias keeps `batch`).
+        c_batch, c_count = (0, 1) if self.rows is not None else (batch, self.g)
         for r in range(reps_m):
             row_local = em.add(row_in_tile, r * mma.m)
             row = em.add(em.mul(m_tile, self.m_per_block), row_local)
             row_ok = em.lt(row, self.m) if self.m % self.m_per_block else 1
+            if self.rows is not None:
+                row = em.add(self.rows.base, row)
+                row_ok = em.lt(row, self.rows.bound)
             for c in range(reps_n):
                 for j in range(0, mma.c_len, w):
                     col = em.add(col_lane, c * mma.n + j)
@@ -115,7 +122,7 @@ class Epilogue:
                                                 row_local, col)
                     else:
                         col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
-                        idx = (em.select(em.and_(row_ok, col_ok), batch, self.g), row, col)
+                        idx = (em.select(em.and_(row_ok, col_ok), c_batch, c_count), row, col)
                     idx = ", ".join(em.v(x) for x in idx)
                     i32s = ", ".join(["i32"] * (6 if self.accel else 3))
                     x = em.slice(accs[r * reps_n + c], mma.c_len, j, w, self.acc_elem)

@@ -22,6 +22,7 @@ from accel.codegen.builder import Emitter, Value
 from accel.codegen.epilogue import Bias, Epilogue
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy, lds_fragment
 from accel.codegen.mma import MmaLayout, select_mma
+from accel.codegen.workgroup_tile import WorkgroupTile
 from accel.dialect.accel_layout import ceil_div
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ops import ACCUMULATOR, GemmOp, GemmShape, memref_info
@@ -145,14 +146,19 @@ class GemmKernel:
         return tuple(f"memref<{self.buffers * op.lds_elems}x{self.in_type}, "
                      f"#gpu.address_space<workgroup>>" for op in (self.a, self.b))
 
-    def _emit_body(self, em: Emitter) -> None:
+    def _emit_body(self, em: Emitter, tile: WorkgroupTile | None = None) -> None:
+        """The kernel's body; `tile` (a grouped GEMM's, codegen/grouped.py) replaces the
+        block ids as the workgroup's tile, and A (self.a.rows) and C read its row window."""
         cfg, mma = self.config, self.mma
         wave = self.arch.wave_size
         lds_a_t, lds_b_t = self._lds_types()
         tid = em.gpu_id("thread_id x", "tid")
-        n_tile = em.gpu_id("block_id x", "bx")
-        m_tile = em.gpu_id("block_id y", "by")
-        batch = em.gpu_id("block_id z", "bz")
+        if tile is None:
+            n_tile = em.gpu_id("block_id x", "bx")
+            m_tile = em.gpu_id("block_id y", "by")
+            batch = em.gpu_id("block_id z", "bz")
+        else:
+            n_tile, m_tile, batch = tile.n_tile, tile.m_tile, tile.batch
         wave_id = em.div(tid, wave)
         lane = em.rem(tid, wave)
         wave_m = em.div(wave_id, cfg.waves_n)
@@ -269,7 +275,7 @@ class GemmKernel:
                             kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
                             acc_elem=self.acc_type, out_elem=self.out_type,
                             accumulate=self.accumulate, bias=bias,
-                            relu=self.epilogue in ("relu", "bias_relu"))
+                            relu=self.epilogue in ("relu", "bias_relu"), rows=self.a.rows)
         row_in_tile = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         col_lane = em.add(em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave)),
                           mma.c_col_base(em, lane))
