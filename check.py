@@ -267,3 +267,23 @@ def check_grouped_gemm(arch: str, *, lengths, n: int, k: int, max_seq_len: int,
 
 def _source(text: str) -> str:
     return text.split('config_source = "', 1)[1].split('"', 1)[0]
+
+
+def group_lengths(distribution: str, groups: int, max_seq_len: int, seed: int = 0) -> list[int]:
+    """Row counts of `groups` groups: "uniform" (all max_seq_len), "empty" (all 0) or
+    "skew", seed 003's skew regime: about 20% empty groups, one at the full
+    max_seq_len, one near it (7/8 of it), the rest uniform in [1, max_seq_len / 2]."""
+    if distribution == "uniform":
+        return [max_seq_len] * groups
+    if distribution == "empty":
+        return [0] * groups
+    if distribution != "skew":
+        raise AccelError(f"distribution must be uniform, skew or empty, got {distribution!r}")
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, max(max_seq_len // 2, 1) + 1, groups)
+    lengths[rng.random(groups) < 0.2] = 0
+    lengths[rng.integers(groups)] = max_seq_len
+    if groups > 1:
+        near = (rng.integers(groups - 1) + 1 + np.flatnonzero(lengths == max_seq_len)[0]) % groups
+        lengths[near] = max(max_seq_len * 7 // 8, 1)
+    return [int(x) for x in lengths]
