@@ -112,17 +112,17 @@ class GroupedGemmKernel:
         x = em.gpu_id("block_id x", "bx")
         n_tile = em.gpu_id("block_id y", "by")
 
-        def tile_of(entry) -> WorkgroupTile:
+        def tile_of(entry) -> tuple[WorkgroupTile, str]:
+            """The tile of list entry `entry`, and its group's computed row count."""
             group, m_tile = em.div(entry, tpg), em.rem(entry, tpg)
             s, e = load_group_rows(em, "%seq_offsets", self.seq_type, group)
             rows = clamp_rows(em, s, e, self.launch.max_seq_len)
             return WorkgroupTile(n_tile=n_tile, m_tile=m_tile, batch=group,
-                                 rows=RowWindow(base=s, bound=em.add(s, rows)))
+                                 rows=RowWindow(base=s, bound=em.add(s, rows))), rows
 
         if self.mode == "uniform":
-            tile = tile_of(x)
-            live = em.lt(em.mul(tile.m_tile, mpb), em.assign(
-                f"arith.subi {tile.rows.bound}, {tile.rows.base} : i32"))
+            tile, rows = tile_of(x)
+            live = em.lt(em.mul(tile.m_tile, mpb), rows)   # the M tile holds a row
             with em.region(f"scf.if {live}"):
                 self._emit_tile(em, tile)
         else:
@@ -131,7 +131,7 @@ class GroupedGemmKernel:
             # The sentinel (all ones) and anything >= G * T_g is no tile.
             live = em.lt(entry, self.launch.uniform_tiles)
             with em.region(f"scf.if {live}"):
-                self._emit_tile(em, tile_of(entry))
+                self._emit_tile(em, tile_of(entry)[0])
 
     def _emit_tile(self, em: Emitter, tile: WorkgroupTile) -> None:
         g = self.gemm
