@@ -17,6 +17,8 @@ The bound for one element C[g, i, j]:
 A fused epilogue (accel.gemm `epilogue`) adds the bias in f32 as one more addition
 (its magnitude joins the sum's) and applies relu, which is 1-Lipschitz: the bound of
 the sum carries over, the output rounding applies to the clamped value.
+`check_grouped_gemm` does the same for a grouped GEMM (accel.grouped_gemm), group by
+group, and checks that no row outside the groups was written.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accel.api import default_out_type, gemm_module_text
+from accel.api import default_out_type, gemm_module_text, grouped_gemm_module_text
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile, pack
 from accel.dialect.element_types import NUMPY_TYPES
-from accel.dialect.ops import BIAS_EPILOGUES
+from accel.dialect.grouped_gemm import GroupedGemmOp
+from accel.dialect.ops import BIAS_EPILOGUES, collect_ops
 from accel.pipelines.kernel import KernelPipeline
 from accel.sim import Launch, run_host
 
@@ -206,8 +209,6 @@ def check_grouped_gemm(arch: str, *, lengths, n: int, k: int, max_seq_len: int,
     sum of `lengths`, and compare every row of every group with the float64 product
     (a group's rows past max_seq_len are not computed and must stay untouched, as every
     row past the groups)."""
-    from accel.api import grouped_gemm_module_text
-
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
         raise AccelError(f"seed must be a non-negative integer, got {seed!r}")
     lengths = [int(x) for x in lengths]
@@ -230,6 +231,8 @@ def check_grouped_gemm(arch: str, *, lengths, n: int, k: int, max_seq_len: int,
     c = np.full((total_rows, n), np.nan, dtype=NUMPY_TYPES[out_type])
     with new_context():
         module = ir.Module.parse(text)
+        (op,) = collect_ops(module, GroupedGemmOp.OP_NAME)
+        source = GroupedGemmOp(op).config_source
         try:
             (kernel,) = KernelPipeline(arch=arch).to_kernel_ir(module).grouped
         except AccelError as e:
@@ -259,14 +262,10 @@ def check_grouped_gemm(arch: str, *, lengths, n: int, k: int, max_seq_len: int,
         names["bias"] = "argument #3"
     loading = {k_: len(main.active_workgroups.get(f"load {v}", ())) for k_, v in names.items()}
     return GroupedCheck(
-        str(cfg), kernel.mode, _source(text), tuple(report.launches),
+        str(cfg), kernel.mode, source, tuple(report.launches),
         compare(got[computed], ref[computed], tol[computed]),
         bool(np.isnan(got[~computed]).all()), occupied * kernel.launch.n_tiles,
         main.workgroups, loading, len(main.active_workgroups.get("mma", ())), report.seconds)
-
-
-def _source(text: str) -> str:
-    return text.split('config_source = "', 1)[1].split('"', 1)[0]
 
 
 def group_lengths(distribution: str, groups: int, max_seq_len: int, seed: int = 0) -> list[int]:

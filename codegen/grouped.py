@@ -195,6 +195,7 @@ def _build(op: GroupedGemmOp) -> GroupedGemmKernel:
         arch=arch, config=config, mma=mma, g=g, m=msl, n=n, k=k, in_type=in_type,
         out_type=out_type, a=replace(a, slab_pad=a.padding_rows),
         b=replace(b, slab_pad=b.padding_rows), c_type=f"memref<1x{rows}x{n}x{out_type}>",
+        # The symbol is the grouped kernel's (GroupedGemmKernel.symbol); this one is unused.
         accumulate=False, symbol="", c_layout="row", c_shape=(1, rows, n),
         epilogue="bias" if has_bias else "none",
         bias_type=f"memref<{g}x{n}x{out_type}>" if has_bias else None,

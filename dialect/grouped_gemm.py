@@ -232,4 +232,6 @@ class GroupedGemmOp:
             self.perf_config  # noqa: B018  (parsing reports a malformed config at the op)
 
 
+# module_errors (dialect/ops.py) verifies every accel op it finds in this table; an op
+# missing from it is reported as unknown.
 OP_CLASSES[GroupedGemmOp.OP_NAME] = GroupedGemmOp
