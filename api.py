@@ -10,6 +10,9 @@
     kernel.metadata      # dict: symbol, grid, block, lds_bytes, vgprs, mma, perf_config, ...
     result.metadata()    # the JSON document of DESIGN.md ("Code object contract")
 
+`compile_grouped_gemm` does the same for seed 003's grouped GEMM (accel.grouped_gemm):
+its kernels in launch order and `result.workspace`, the tile list a compact launch needs.
+
 Same input -> byte-identical output: kernels are built from text in a fixed order and
 nothing in the metadata depends on time, paths or hash order.
 """
@@ -199,7 +202,8 @@ _contexts = _ContextPool()
 
 def compile_module(source: str | ir.Module, arch: str | None = None,
                    assembly: bool = True) -> CompileResult:
-    """Compile every `accel.gemm` of an MLIR module (text or parsed) to code objects.
+    """Compile every `accel.gemm` and `accel.grouped_gemm` of an MLIR module (text or
+    parsed) to code objects.
 
     `arch` defaults to the gemms' own; all must agree. Text is parsed in a context
     shared by a bounded number of compiles (_ContextPool).
