@@ -19,53 +19,32 @@ nothing in the metadata depends on time, paths or hash order.
 
 from __future__ import annotations
 
-import numbers
 import struct
 import threading
-from dataclasses import dataclass
 
+from accel import validate
 from accel.bindings import ir, new_context
 from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
 from accel.codegen.tile_list import TileListKernel
+from accel.compiled import CompiledKernel, CompileResult
 from accel.dialect.accel_layout import AccelTile
-from accel.dialect.element_types import ELEMENT_BYTES
+from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
 from accel.dialect.grouped_gemm import B_LAYOUTS, GROUPED_INPUTS, MODES, GroupedGemmOp
 from accel.dialect.ops import (
     ACCUMULATOR, BIAS_EPILOGUES, EPILOGUES, OUTPUT_TYPES, GemmOp, GemmShape, collect_ops,
-    verify_module,
+    element_type_error, verify_module,
 )
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError, mlir_error
 from accel.passes.lower_pack import BLOCK as PACK_BLOCK, PackKernel
-from accel.pipelines.kernel import KernelPipeline, binaries
+from accel.pipelines.kernel import KernelPipeline
+from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import run_steps
 from accel.target.database import get_arch
 from accel.tuning.grouped_dispatch import dispatch, load_table
 from accel.tuning.selection import select
-
-
-@dataclass(frozen=True)
-class CompiledKernel:
-    symbol: str
-    code_object: bytes
-    assembly: str
-    metadata: dict
-
-
-@dataclass(frozen=True)
-class CompileResult:
-    arch: str
-    kernels: tuple[CompiledKernel, ...]
-    # Buffers accel needs beyond the user's (a grouped GEMM's tile list), when the module
-    # has a grouped GEMM: {"bytes": total, "buffers": [...]} (grouped_workspace).
-    workspace: dict | None = None
-
-    def metadata(self) -> dict:
-        out = {"arch": self.arch, "kernels": [k.metadata for k in self.kernels]}
-        if self.workspace is not None:
-            out["workspace"] = self.workspace
-        return out
+from accel.tuning.validity import MAX_OPERAND_BYTES
 
 
 def default_out_type(in_type: str) -> str:
@@ -78,8 +57,12 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
                  a_layout: str = "row", b_layout: str = "row",
                  perf_config: str | PerfConfig | None = None,
                  accumulate: bool = False, epilogue: str = "none", batched_bias: bool = False,
-                 assembly: bool = True) -> CompileResult:
+                 assembly: bool = True, b_type: str | None = None) -> CompileResult:
     """Compile C[g,m,n] (+)= A * B for `arch`.
+
+    `in_type` is A's element type and B's unless `b_type` says otherwise (two fp8
+    formats of the chip's family may differ: f8E4M3FNUZ x f8E5M2FNUZ on gfx942,
+    f8E4M3FN x f8E5M2 on gfx1201).
 
     `trans_a`/`trans_b` store A as [G,K,M] / B as [G,N,K]; `a_layout`/`b_layout`
     "accel" store them tiled by the perf config (seed 001) instead. Without a perf
@@ -87,10 +70,11 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
     "bias_relu") fuses C = relu(A*B + bias) into the kernel, with a bias of N values
     (of the output type), or G x N with `batched_bias`; it is the kernel's 4th argument.
     """
+    assembly = validate.boolean("assembly", assembly)
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
                             b_layout=b_layout, perf_config=perf_config, accumulate=accumulate,
-                            epilogue=epilogue, batched_bias=batched_bias)
+                            epilogue=epilogue, batched_bias=batched_bias, b_type=b_type)
     try:
         return compile_module(text, arch, assembly=assembly)
     except AccelError as e:
@@ -102,32 +86,44 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
 def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
                      out_type: str | None, trans_a: bool, trans_b: bool, a_layout: str,
                      b_layout: str, perf_config, accumulate: bool, epilogue: str = "none",
-                     batched_bias: bool = False) -> str:
+                     batched_bias: bool = False, b_type: str | None = None) -> str:
     """The MLIR text of a function @gemm(A, B, C[, bias]) holding one `accel.gemm`."""
-    info = get_arch(arch)
     # Every parameter ends up in MLIR text: check it here, never let it garble the text.
-    if in_type not in ACCUMULATOR:
-        raise AccelError(f"element type {in_type} is not one of {', '.join(ACCUMULATOR)}")
-    out_type = out_type or default_out_type(in_type)
+    arch = validate.string("arch", arch)
+    info = get_arch(arch)
+    in_type = validate.string("in_type", in_type)
+    b_type = in_type if b_type is None else validate.string("b_type", b_type)
+    for t in (in_type, b_type):
+        if t not in ACCUMULATOR:
+            raise AccelError(f"element type {validate.clipped(t)} is not one of "
+                             f"{', '.join(ACCUMULATOR)}")
+    why = element_type_error(info, in_type, b_type) if in_type != b_type or is_fp8(in_type) \
+        else None
+    if why:
+        raise AccelError(why)
+    out_type = validate.optional_string("out_type", out_type) or default_out_type(in_type)
     if out_type not in OUTPUT_TYPES[in_type]:
-        raise AccelError(f"output type {out_type} is not supported for {in_type} inputs "
+        raise AccelError(f"output type {validate.clipped(out_type)} is not supported for "
+                         f"{in_type} inputs "
                          f"(expected one of {', '.join(OUTPUT_TYPES[in_type])})")
+    g, m, n, k = (validate.positive(name, v) for name, v in (("g", g), ("m", m), ("n", n),
+                                                               ("k", k)))
     for name, v in (("g", g), ("m", m), ("n", n), ("k", k)):
-        if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v <= 0:
-            raise AccelError(f"{name} must be a positive integer, got {v!r}")
-    g, m, n, k = int(g), int(m), int(n), int(k)
-    if epilogue not in EPILOGUES:
-        raise AccelError(f"epilogue must be one of {', '.join(EPILOGUES)}, got {epilogue!r}")
-    for name, v in (("trans_a", trans_a), ("trans_b", trans_b), ("accumulate", accumulate),
-                    ("batched_bias", batched_bias)):
-        if v not in (True, False):   # "no" would be truthy
-            raise AccelError(f"{name} must be a bool, got {v!r}")
-    if not isinstance(perf_config, (str, PerfConfig, type(None))):
-        raise AccelError(f"perf_config must be a string or a PerfConfig, "
-                         f"got {type(perf_config).__name__}")
+        # Every operand spans at least one byte per unit of each of its extents, so an
+        # extent past the operand limit cannot fit (and 2**64 would not even parse).
+        if v > MAX_OPERAND_BYTES:
+            raise AccelError(f"{name} is {validate.shown(v)}, too large for 32-bit buffer "
+                             f"offsets (2 GiB)")
+    epilogue = validate.string("epilogue", epilogue, EPILOGUES)
+    trans_a, trans_b, accumulate, batched_bias = (
+        validate.boolean(name, v) for name, v in (("trans_a", trans_a), ("trans_b", trans_b),
+                                                   ("accumulate", accumulate),
+                                                   ("batched_bias", batched_bias)))
+    validate.instance("perf_config", perf_config, (str, PerfConfig, type(None)),
+                      "a string or a PerfConfig")
+    a_layout = validate.string("a_layout", a_layout, ("row", "accel"))
+    b_layout = validate.string("b_layout", b_layout, ("row", "accel"))
     for name, lay, trans in (("A", a_layout, trans_a), ("B", b_layout, trans_b)):
-        if lay not in ("row", "accel"):
-            raise AccelError(f"{name} layout must be row or accel, got '{lay}'")
         if lay == "accel" and trans:
             raise AccelError(f"{name} cannot be both transposed and in the accel layout")
     a_layout = "transposed" if trans_a else a_layout
@@ -139,7 +135,7 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
     if config is None:
         if "accel" in (a_layout, b_layout):
             raise AccelError("the accel layout is tiled by the perf config: give a perf config")
-        config = select(info, in_type, out_type, GemmShape(g, m, n, k)).best
+        config = select(info, in_type, out_type, GemmShape(g, m, n, k), b_type=b_type).best
 
     def shape(name, layout, d, d_per_block):
         if layout == "accel":
@@ -151,7 +147,7 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
         return f"memref<{'x'.join(map(str, shp))}x{t}>"
 
     ta = memref(shape("A", a_layout, m, config and config.m_per_block), in_type)
-    tb = memref(shape("B", b_layout, n, config and config.n_per_block), in_type)
+    tb = memref(shape("B", b_layout, n, config and config.n_per_block), b_type)
     tc = memref((g, m, n), out_type)
     attrs = [f'arch = "{arch}"', f'a_layout = "{a_layout}"', f'b_layout = "{b_layout}"',
              'c_layout = "row"']
@@ -200,6 +196,11 @@ class _ContextPool(threading.local):
 _contexts = _ContextPool()
 
 
+def shared_context() -> ir.Context:
+    """The calling thread's compile context (_ContextPool): parse compile inputs in it."""
+    return _contexts.get()
+
+
 def compile_module(source: str | ir.Module, arch: str | None = None,
                    assembly: bool = True) -> CompileResult:
     """Compile every `accel.gemm` and `accel.grouped_gemm` of an MLIR module (text or
@@ -208,9 +209,11 @@ def compile_module(source: str | ir.Module, arch: str | None = None,
     `arch` defaults to the gemms' own; all must agree. Text is parsed in a context
     shared by a bounded number of compiles (_ContextPool).
     """
-    if not isinstance(source, (str, ir.Module)):
-        raise AccelError(f"compile_module takes MLIR text or an ir.Module, "
-                         f"got {type(source).__name__}")
+    validate.instance("source", source, (str, ir.Module), "MLIR text or an ir.Module")
+    arch = validate.optional_string("arch", arch)
+    if arch is not None:
+        get_arch(arch)
+    assembly = validate.boolean("assembly", assembly)
     if isinstance(source, str):
         try:
             source.encode("utf-8")
@@ -227,28 +230,27 @@ def compile_module(source: str | ir.Module, arch: str | None = None,
         return _compile(source, arch, assembly)
 
 
-def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> CompileResult:
+def compiled_gemms(module: ir.Module, arch: str | None) -> tuple[list[GemmOp], str]:
+    """The module's gemms (verified) and the arch to compile them for (`arch`, or the
+    first gemm's); AccelError if there is none. The kernel pipeline checks that every
+    gemm targets that arch."""
     verify_module(module)
     gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
     gemms += [GroupedGemmOp(op) for op in collect_ops(module, GroupedGemmOp.OP_NAME)]
     if not gemms:
         raise AccelError("the module has no 'accel.gemm' to compile")
-    pipeline = KernelPipeline(arch=arch or gemms[0].arch)
+    return gemms, arch or gemms[0].arch
+
+
+def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> CompileResult:
+    gemms, arch = compiled_gemms(module, arch)
+    pipeline = KernelPipeline(arch=arch)
     lowered = pipeline.to_kernel_ir(module)
     order = launch_order(module)
     # Only the kernels are lowered: the result is their code objects, so the host
     # function (HOST_LOWERING's work, ~2 ms) is dropped unlowered.
     run_steps(module, pipeline.kernel_steps())
-    assembly: dict[str, str] = {}
-    if want_assembly:
-        # The same lowered module serialized twice: the bindings make the ELF and the
-        # assembly in separate backend runs.
-        isa_module = module.operation.clone()
-        run_steps(isa_module, pipeline.serialization_steps("isa"))
-        assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
-        isa_module.erase()
-    run_steps(module, pipeline.serialization_steps("bin"))
-    objects = binaries(module)
+    objects, assembly = serialize(module, want_assembly)
     facts = {k.symbol: (k, gemm_metadata) for k in lowered.gemms}
     facts.update({k.symbol: (k, pack_metadata) for k in lowered.packs})
     facts.update(grouped_facts(lowered.grouped))
@@ -391,11 +393,10 @@ def grouped_gemm_module_text(arch: str, *, groups: int, n: int, k: int, max_seq_
     if out_type not in (in_type, "f32"):
         raise AccelError(f"output type {out_type!r} is not supported for {in_type} inputs "
                          f"(expected {in_type} or f32)")
-    for name, v in (("groups", groups), ("n", n), ("k", k), ("max_seq_len", max_seq_len),
-                    ("total_rows", total_rows)):
-        if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v <= 0:
-            raise AccelError(f"{name} must be a positive integer, got {v!r}")
-    groups, n, k, max_seq_len, total_rows = map(int, (groups, n, k, max_seq_len, total_rows))
+    groups, n, k, max_seq_len, total_rows = (
+        validate.positive(name, v) for name, v in (
+            ("groups", groups), ("n", n), ("k", k), ("max_seq_len", max_seq_len),
+            ("total_rows", total_rows)))
     if b_layout not in B_LAYOUTS:
         raise AccelError(f"b_layout must be one of {', '.join(B_LAYOUTS)}, got {b_layout!r}")
     if bias not in (True, False):

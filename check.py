@@ -12,6 +12,13 @@ The bound for one element C[g, i, j]:
     2^-24 relative to the running sum, bounded by sum_k |A[i,k]| |B[k,j]| (+ |C0|);
     K * 2^-22 * that magnitude leaves a factor 4 of slack for the MMA's internal
     summation order.
+  * fp8 inputs (any pairing) accumulate in f32 with the same bound, derived: a product
+    of two fp8 values is exact in f32 (significands of at most 4 bits multiply into at
+    most 8 <= 24 bits; the smallest nonzero product, 2^-17 * 2^-17 = 2^-34 for
+    f8E5M2FNUZ, and the largest, 57344^2 < 2^32, are f32 normals), so the only error is
+    the f32 summation: at most (K-1) * 2^-24 * sum_k |A[i,k]| |B[k,j]| to first order,
+    and K * 2^-22 * that magnitude covers it with the same factor 4 of slack. The
+    reference decodes the inputs exactly (ml_dtypes) into float64.
   * plus one rounding to the output type (its unit roundoff times |C|), and for f16
     output the absolute spacing 2^-24 of its subnormals.
 A fused epilogue (accel.gemm `epilogue`) adds the bias in f32 as one more addition
@@ -23,16 +30,16 @@ group, and checks that no row outside the groups was written.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
+from accel import validate
 from accel.api import default_out_type, gemm_module_text, grouped_gemm_module_text
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile, pack
-from accel.dialect.element_types import NUMPY_TYPES
+from accel.dialect.element_types import FP8_FORMATS, NUMPY_TYPES, is_fp8
 from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.ops import BIAS_EPILOGUES, collect_ops
 from accel.pipelines.kernel import KernelPipeline
@@ -42,11 +49,48 @@ from accel.sim import Launch, run_host
 OUT_EPS = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8, "i32": 0.0}
 
 
+# fp8 test data draws codes, not values, so every exponent (subnormals, +-0) occurs;
+# codes of magnitude up to this keep a K <= 4096 sum within f16's range for f16 output.
+FP8_DATA_MAX = 2.0
+
+
 def random_operand(rng: np.random.Generator, in_type: str, shape) -> np.ndarray:
-    """Test data: small integers for i8 (products stay exact), uniform [-1, 1) else."""
+    """Test data: small integers for i8 (products stay exact), uniform random codes of
+    magnitude <= FP8_DATA_MAX for fp8, uniform [-1, 1) else."""
     if in_type == "i8":
         return rng.integers(-8, 8, size=shape).astype(np.int8)
+    if is_fp8(in_type):
+        codes = fp8_codes(in_type, FP8_DATA_MAX)
+        return codes[rng.integers(0, codes.size, size=shape)].view(NUMPY_TYPES[in_type])
     return rng.uniform(-1, 1, size=shape).astype(NUMPY_TYPES[in_type])
+
+
+def fp8_codes(t: str, limit: float = np.inf) -> np.ndarray:
+    """The uint8 codes of fp8 format `t` whose value is finite with |value| <= limit."""
+    codes = np.arange(256, dtype=np.uint8)
+    v = codes.view(NUMPY_TYPES[t]).astype(np.float64)
+    return codes[np.isfinite(v) & (np.abs(v) <= limit)]
+
+
+def fp8_edge_values(t: str) -> np.ndarray:
+    """The values at the edges of fp8 format `t`: +-largest finite, +-smallest normal,
+    +-largest and +-smallest subnormal, +0 and (where the format has it) -0."""
+    fmt = FP8_FORMATS[t]
+    tiny = 2.0 ** (1 - fmt.bias)                       # smallest normal
+    sub = tiny * 2.0 ** -fmt.mantissa_bits             # smallest subnormal
+    vals = [fmt.max_finite, tiny, tiny - sub, sub]
+    out = vals + [-v for v in vals] + [0.0] + ([-0.0] if fmt.family == "OCP" else [])
+    return np.array(out, dtype=np.float64).astype(fmt.numpy_type)
+
+
+def edge_operand(rng: np.random.Generator, in_type: str, shape) -> np.ndarray:
+    """random_operand with every fp8 edge value (fp8_edge_values) planted, each at
+    several random positions."""
+    x = random_operand(rng, in_type, shape).reshape(-1)
+    edges = fp8_edge_values(in_type)
+    spots = rng.choice(x.size, size=min(x.size, 4 * edges.size), replace=False)
+    x[spots] = np.resize(edges, spots.size)
+    return x.reshape(shape)
 
 
 def reference(a: np.ndarray, b: np.ndarray, in_type: str, out_type: str,
@@ -66,7 +110,9 @@ def reference(a: np.ndarray, b: np.ndarray, in_type: str, out_type: str,
     if relu:
         ref = np.maximum(ref, 0.0)
     k = a.shape[-1]
-    tol = (0.0 if in_type == "i8" else max(k, 1) * 2.0**-22 * mag) + OUT_EPS[out_type] * np.abs(ref)
+    with np.errstate(invalid="ignore"):   # an inf input makes inf - inf in `mag`
+        tol = (0.0 if in_type == "i8" else max(k, 1) * 2.0**-22 * mag) \
+            + OUT_EPS[out_type] * np.abs(ref)
     if out_type == "f16":
         tol = tol + 2.0**-24
     return ref, tol
@@ -130,20 +176,35 @@ class GemmCheck:
 def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = "f16",
                out_type: str | None = None, trans_a: bool = False, trans_b: bool = False,
                a_layout: str = "row", b_layout: str = "row", perf_config=None,
-               seed: int = 0, epilogue: str = "none", batched_bias: bool = False) -> GemmCheck:
+               seed: int = 0, epilogue: str = "none", batched_bias: bool = False,
+               b_type: str | None = None, edge_values: bool = False,
+               operands: tuple[np.ndarray, np.ndarray] | None = None,
+               work_limit: int | None = None, progress=None) -> GemmCheck:
     """Compile C[g,m,n] = A * B for `arch`, simulate it on random inputs and compare
     every element of C with the float64 product.
 
-    `epilogue` fuses a bias and/or relu (accel.gemm's attribute); the bias is [N], or
-    [G, N] with `batched_bias`."""
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
-        raise AccelError(f"seed must be a non-negative integer, got {seed!r}")
+    `in_type` is A's element type, `b_type` B's (default the same). `epilogue` fuses a
+    bias and/or relu (accel.gemm's attribute); the bias is [N], or [G, N] with
+    `batched_bias`. `edge_values` plants each fp8 operand's edge values (largest
+    finite, subnormals, +-0; fp8_edge_values); with f16 output their products may
+    overflow it, so it takes f32 or bf16. `operands` gives plain A [G,M,K] and B
+    [G,K,N] instead of random ones (the comparison then counts a NaN the reference
+    also has as wrong: read `got` and `ref`). `work_limit` and `progress` are
+    run_host's."""
+    seed = validate.integer("seed", seed, minimum=0, what="a non-negative integer")
     has_bias = epilogue in BIAS_EPILOGUES
     out_type = out_type or default_out_type(in_type)
+    b_type = b_type or in_type
+    if edge_values and not (is_fp8(in_type) or is_fp8(b_type)):
+        raise AccelError("edge values are planted in fp8 operands only")
+    if edge_values and operands is not None:
+        raise AccelError("edge values are planted in random operands, not in given ones")
+    if edge_values and out_type == "f16":
+        raise AccelError("edge values need f32 or bf16 output: fp8 products overflow f16")
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=trans_a, trans_b=trans_b, a_layout=a_layout,
                             b_layout=b_layout, perf_config=perf_config, accumulate=False,
-                            epilogue=epilogue, batched_bias=batched_bias)
+                            epilogue=epilogue, batched_bias=batched_bias, b_type=b_type)
     bias_shape = [g, n] if batched_bias else [n]
     with new_context():
         module = ir.Module.parse(text)
@@ -155,8 +216,15 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
             raise
         cfg = kernel.config
         rng = np.random.default_rng(seed)
-        a = random_operand(rng, in_type, (g, m, k))
-        b = random_operand(rng, in_type, (g, k, n))
+        if operands is not None:
+            a, b = (np.asarray(x, dtype=NUMPY_TYPES[t])
+                    for x, t in zip(operands, (in_type, b_type)))
+            if a.shape != (g, m, k) or b.shape != (g, k, n):
+                raise AccelError(f"operands must be A {[g, m, k]} and B {[g, k, n]}, got "
+                                 f"{list(a.shape)} and {list(b.shape)}")
+        else:
+            a, b = ((edge_operand if edge_values and is_fp8(t) else random_operand)(rng, t, shp)
+                    for t, shp in ((in_type, (g, m, k)), (b_type, (g, k, n))))
         if a_layout == "accel":
             a_arg = pack(a, AccelTile(cfg.m_per_block, cfg.kpack_per_block, cfg.kpack))
         else:
@@ -174,7 +242,8 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
             bias = random_operand(rng, "i8" if out_type == "i32" else out_type,
                                   bias_shape).astype(NUMPY_TYPES[out_type])
         args = [a_arg, b_arg, c] + ([bias] if has_bias else [])
-        report = run_host(module, "gemm", args, arch=arch)
+        report = run_host(module, "gemm", args, arch=arch, work_limit=work_limit,
+                          progress=progress)
     ref, tol = reference(a, b, in_type, out_type, bias=bias,
                          relu=epilogue in ("relu", "bias_relu"))
     return GemmCheck(str(cfg), (cfg.m_per_block, cfg.n_per_block, cfg.k_per_block),
@@ -209,8 +278,7 @@ def check_grouped_gemm(arch: str, *, lengths, n: int, k: int, max_seq_len: int,
     sum of `lengths`, and compare every row of every group with the float64 product
     (a group's rows past max_seq_len are not computed and must stay untouched, as every
     row past the groups)."""
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
-        raise AccelError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = validate.integer("seed", seed, minimum=0, what="a non-negative integer")
     lengths = [int(x) for x in lengths]
     groups = len(lengths)
     if groups == 0 or min(lengths) < 0 or sum(lengths) > total_rows:

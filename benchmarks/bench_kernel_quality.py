@@ -1,8 +1,17 @@
 """Kernel quality per arch and tile: what the ISA and the simulator's LDS model show.
 
     python benchmarks/bench_kernel_quality.py [--arch gfx942] [--no-sim] [--show-asm N]
+        [--only cases|shapes] [--schedule-version 1|2]
 
-For each case (arch, perf config, operand layouts) it compiles a GEMM with
+First the main loop (the innermost loop holding MMAs) of the six GEMMs of issue 12
+with the selector's tile, per chip: MMA work share = MMA work / (MMA work + other
+instructions), each MMA weighted m*n*k/4096 (a 32x32x8 counts 2, a 16x16x16 1); load
+cover = per global load of the loop, the MMA work issued between it and the first
+wait that needs it (`vmcnt(N)` / `s_wait_loadcnt N` leaves the N newest outstanding),
+across the back edge; the instruction mix; VGPRs, scratch, spills; simulated LDS bank
+conflicts; and per chip the medians.
+
+Then, for each case (arch, perf config, operand layouts) it compiles a GEMM with
 `accel.api.compile_gemm` and prints, from the code object and its assembly:
 VGPRs (+ AGPRs on gfx942), scratch bytes (spills), code size, MMA instructions, global
 loads and stores by width in bits, LDS reads and writes by width, barriers, s_waitcnt,
@@ -18,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import statistics
 import struct
 import time
 from collections import Counter
@@ -26,8 +36,11 @@ import numpy as np
 
 from accel.api import compile_gemm, gemm_module_text
 from accel.bindings import ir, new_context
+from accel.dialect.element_types import NUMPY_TYPES
+from accel.diagnostics import AccelError
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.gemm_to_gpu import lower_gemms
+from accel.passes.plan_kernel import PlanKernel
 from accel.sim import run_kernel
 from accel.target.database import get_arch
 
@@ -45,6 +58,22 @@ CASES = (
     ("gfx1201", "f16", "v4:64,64,8,32,16,16,8,1,1,2,0,0,1,1", "accel", "accel"),
     ("gfx1201", "f16", "v4:16,256,4,16,32,16,8,1,1,2,0,0,1,1", "row", "transposed"),
 )
+# fp8 (arch, A type, B type, perf config, A layout, B layout): both gfx942 MFMA shapes
+# with fp8 x bf8, gfx1201's WMMA with bf8 x fp8; the first of each chip is the tile
+# selection picks for SHAPE, the second a small one in other layouts.
+FP8_CASES = (
+    ("gfx942", "f8E4M3FNUZ", "f8E5M2FNUZ", "v4:128,256,4,64,64,32,16,1,1,2,0,0,1,1", "row", "row"),
+    ("gfx942", "f8E4M3FNUZ", "f8E5M2FNUZ", "v4:64,64,8,32,32,16,16,1,1,2,0,0,1,1", "row",
+     "transposed"),
+    ("gfx1201", "f8E5M2", "f8E4M3FN", "v4:128,256,1,64,64,16,16,1,1,2,0,0,1,1", "row", "row"),
+    ("gfx1201", "f8E5M2", "f8E4M3FN", "v4:64,64,8,32,16,16,16,1,1,2,0,0,1,1", "accel", "accel"),
+)
+# The six f16 GEMMs (f16 out) of the main-loop figures, compiled with the tile the
+# selector picks, B row-major and transposed.
+SIX_SHAPES = ((4096, 4096, 4096), (2048, 2048, 2048), (3402, 4096, 1024), (528, 528, 1024),
+              (48, 4096, 4096), (1, 11008, 4096))
+LARGE_SHAPES = SIX_SHAPES[:3]
+ARCHES = ("gfx942", "gfx1100", "gfx1201")
 # The compiled problem: many k-tiles, M ragged so the row predicates are in the code,
 # N a multiple of 8 as in most models (C stores take their full vector width).
 SHAPE = dict(g=1, m=3402, n=4096, k=1024)
@@ -139,15 +168,107 @@ def loop_body(asm: str) -> list[str]:
     body = []
     for i, ln in enumerate(lines):
         parts = ln.split()
-        if parts and parts[0].startswith("s_cbranch") and parts[-1] in labels and \
+        if parts and parts[0].startswith(("s_cbranch", "s_branch")) and parts[-1] in labels and \
                 labels[parts[-1]] < i:
             start = labels[parts[-1]]
-            if not body or start < body[0]:
+            # The k-tile loop's blocks may sit past a conditional latch and close with
+            # an s_branch back (an operand copy under scf.if): take the farthest branch.
+            if not body or start < body[0] or (start == body[0] and i > body[1]):
                 body = [start, i]
     if not body:
         return []
     return [ln.split()[0] for ln in lines[body[0] + 1:body[1] + 1]
             if ln and not ln.startswith((".", ";"))]
+
+
+def mma_loop(asm: str) -> list[str]:
+    """Instruction lines (mnemonic and operands) of the innermost loop that holds MMAs:
+    a loop spans from a label to the last backward branch to it (its blocks may be laid
+    out around the header), and the innermost is the shortest such span with a
+    v_mfma/v_wmma."""
+    lines = [ln.strip() for ln in asm.splitlines()]
+    labels = {ln[:-1]: i for i, ln in enumerate(lines) if ln.startswith(".LBB") and
+              ln.endswith(":")}
+    ends: dict[int, int] = {}
+    for i, ln in enumerate(lines):
+        parts = ln.split()
+        if parts and parts[0].startswith(("s_cbranch", "s_branch")) and \
+                parts[-1] in labels and labels[parts[-1]] < i:
+            ends[labels[parts[-1]]] = i
+    best = None
+    for start, end in ends.items():
+        body = [x for x in lines[start + 1:end + 1] if x and not x.startswith((".", ";"))]
+        if any(classify(x.split()[0]) == "mma" for x in body) and \
+                (best is None or len(body) < len(best)):
+            best = body
+    return best or []
+
+
+def mma_work(line: str) -> float:
+    """MMA work of an instruction in 16x16x16 units (m*n*k / 4096); 0 for others."""
+    m = re.match(r"v_(?:mfma|wmma)\w*?_(\d+)x(\d+)x(\d+)", line)
+    return int(m.group(1)) * int(m.group(2)) * int(m.group(3)) / 4096 if m else 0.0
+
+
+def loop_mix(body: list[str]) -> dict:
+    """The main loop's instruction mix, by kind."""
+    mix = Counter()
+    for line in body:
+        mn = line.split()[0]
+        row = classify(mn)
+        if row in ("mma", "gload", "lds_rd", "lds_wr", "barrier", "waits"):
+            mix[row] += 1
+        elif mn.startswith("v_"):
+            mix["valu"] += 1
+        else:
+            mix["salu"] += 1
+    mix["total"] = len(body)
+    return mix
+
+
+def work_share(body: list[str]) -> float:
+    """MMA work / (MMA work + every other instruction) over one iteration."""
+    work = sum(mma_work(x) for x in body)
+    others = sum(1 for x in body if not mma_work(x))
+    return work / (work + others) if work else 0.0
+
+
+def _vm_wait(line: str) -> int | None:
+    """The global-load count a wait leaves outstanding (`s_waitcnt vmcnt(N)`,
+    `s_wait_loadcnt N`, `s_wait_loadcnt_dscnt` with loadcnt in bits 8+), else None."""
+    m = re.search(r"vmcnt\((\d+)\)", line)
+    if m and line.startswith("s_waitcnt"):
+        return int(m.group(1))
+    parts = line.split()
+    if parts[0] == "s_wait_loadcnt":
+        return int(parts[1], 0)
+    if parts[0] == "s_wait_loadcnt_dscnt":
+        return int(parts[1], 0) >> 8
+    return None
+
+
+def load_cover(body: list[str]) -> list[float]:
+    """Per global load of the loop: the MMA work (16x16x16 units) issued between it and
+    the first wait that needs it (a wait for N leaves the N newest loads outstanding),
+    following the back edge. A load no wait of the next iteration needs is covered by
+    (at least) a whole iteration and then some: reported as two iterations' work."""
+    cover = []
+    n = len(body)
+    for i, line in enumerate(body):
+        if classify(line.split()[0]) != "gload":
+            continue
+        work, newer = 0.0, 0
+        for j in range(1, 2 * n):
+            x = body[(i + j) % n]
+            mn = x.split()[0]
+            if classify(mn) == "gload":
+                newer += 1
+            work += mma_work(x)
+            keep = _vm_wait(x)
+            if keep is not None and newer >= keep:
+                break
+        cover.append(work)
+    return cover
 
 
 def text_bytes(elf: bytes) -> int:
@@ -163,7 +284,8 @@ def text_bytes(elf: bytes) -> int:
     return 0
 
 
-def bank_conflicts(arch, in_type, config, a_layout, b_layout) -> tuple[int, int]:
+def bank_conflicts(arch, in_type, config, a_layout, b_layout,
+                   b_type=None) -> tuple[int, int]:
     """Extra LDS clocks (reads, writes) of one workgroup over two k-tiles, simulated."""
     cfg = PerfConfig.parse(config, get_arch(arch).mma_kind)
     g, m, n, k = 1, cfg.m_per_block, cfg.n_per_block, 2 * cfg.k_per_block
@@ -171,13 +293,14 @@ def bank_conflicts(arch, in_type, config, a_layout, b_layout) -> tuple[int, int]
                             trans_a=a_layout == "transposed", trans_b=b_layout == "transposed",
                             a_layout="accel" if a_layout == "accel" else "row",
                             b_layout="accel" if b_layout == "accel" else "row",
-                            perf_config=config, accumulate=False)
+                            perf_config=config, accumulate=False, b_type=b_type)
     with new_context():
         module = ir.Module.parse(text)
+        PlanKernel().run(module)
         (kernel,) = lower_gemms(module)
         args = []
         for op in (kernel.a, kernel.b):
-            args.append(np.zeros(op.shape, dtype=np.int8 if in_type == "i8" else np.float16))
+            args.append(np.zeros(op.shape, dtype=NUMPY_TYPES[op.elem]))
         out = {"f16": np.float16, "i32": np.int32, "f32": np.float32}[kernel.out_type]
         args.append(np.zeros((g, m, n), dtype=out))
         report = run_kernel(module, kernel.symbol, grid=kernel.grid,
@@ -191,18 +314,86 @@ def fmt(c: Counter) -> str:
     return " ".join(f"{k}:{v}" for k, v in sorted(c.items(), key=lambda kv: str(kv[0]))) or "-"
 
 
+def main_loop_line(asm: str) -> str:
+    body = mma_loop(asm)
+    cover = load_cover(body)
+    mix = loop_mix(body)
+    cover_text = f"{min(cover):g}/{statistics.median(cover):g}" if cover else "-"
+    return (f"work share {work_share(body):.3f}  load cover min/median {cover_text}  "
+            f"mix {fmt(mix)}")
+
+
+def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None:
+    """The main loop over the six shapes with the selector's tile, per chip (its
+    scheduleVersion replaced by `schedule` when given)."""
+    print("Main loop (innermost loop with MMAs), f16 -> f16, the selector's tile"
+          + (f", scheduleVersion {schedule}:" if schedule else ":"))
+    for arch in ARCHES:
+        if arch_filter and arch != arch_filter:
+            continue
+        shares = {False: [], True: []}
+        large_cover = {False: [], True: []}
+        for m, n, k in SIX_SHAPES:
+            for trans_b in (False, True):
+                r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
+                                 trans_b=trans_b, assembly=schedule is None)
+                kept = ""
+                if schedule:
+                    cfg = PerfConfig.parse(r.kernels[0].metadata["perf_config"])
+                    try:
+                        r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
+                                         trans_b=trans_b, perf_config=str(
+                                             cfg.replace(schedule_version=schedule)))
+                    except AccelError as e:   # e.g. two LDS copies that do not fit
+                        kept = f" (scheduleVersion {schedule} refused: {e.message[-60:]})"
+                        r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16",
+                                         out_type="f16", trans_b=trans_b, perf_config=str(cfg))
+                kern = r.kernels[0]
+                body = mma_loop(kern.assembly)
+                s = isa_stats(kern.assembly)
+                shares[trans_b].append(work_share(body))
+                if (m, n, k) in LARGE_SHAPES:
+                    large_cover[trans_b] += load_cover(body)
+                sim_text = ""
+                if sim:
+                    rd, wr = bank_conflicts(arch, "f16", kern.metadata["perf_config"], "row",
+                                            "transposed" if trans_b else "row")
+                    sim_text = f" bank-conflict clocks rd={rd} wr={wr}"
+                print(f"  {arch} {m}x{n}x{k} B={'transposed' if trans_b else 'row'} "
+                      f"{kern.metadata['perf_config']} vgpr={s['vgprs']}"
+                      + (f"+agpr={s['agprs']}" if s["agprs"] else "")
+                      + f" scratch={s['scratch']}B spills={s['spills']}{sim_text}{kept}")
+                print(f"      {main_loop_line(kern.assembly)}")
+        for trans_b in (False, True):
+            cover = large_cover[trans_b]
+            cover_text = f"{min(cover):g}/{statistics.median(cover):g}" if cover else "-"
+            print(f"  {arch} B {'transposed' if trans_b else 'row'}: median work share "
+                  f"{statistics.median(shares[trans_b]):.3f} (six shapes), "
+                  f"{statistics.median(shares[trans_b][:3]):.3f} (three large); load cover "
+                  f"min/median on the large shapes {cover_text}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--arch", help="only this arch")
     p.add_argument("--no-sim", action="store_true", help="skip the bank-conflict simulation")
     p.add_argument("--show-asm", type=int, metavar="N", help="print the assembly of case N")
+    p.add_argument("--only", choices=("cases", "shapes"), help="only the ladder cases or "
+                   "only the six shapes")
+    p.add_argument("--schedule-version", type=int, choices=(1, 2),
+                   help="the six shapes with this scheduleVersion instead of the selector's")
     args = p.parse_args()
     compile_gemm("gfx942", m=64, n=64, k=64)  # warm-up
-    for i, (arch, t, config, la, lb) in enumerate(CASES):
+    if args.only != "cases":
+        six_shapes(args.arch, not args.no_sim, args.schedule_version)
+    if args.only == "shapes":
+        return
+    cases = [(arch, t, t, config, la, lb) for arch, t, config, la, lb in CASES] + list(FP8_CASES)
+    for i, (arch, t, bt, config, la, lb) in enumerate(cases):
         if args.arch and arch != args.arch:
             continue
         start = time.perf_counter()
-        r = compile_gemm(arch, **SHAPE, in_type=t, perf_config=config,
+        r = compile_gemm(arch, **SHAPE, in_type=t, b_type=bt, perf_config=config,
                          trans_a=la == "transposed", trans_b=lb == "transposed",
                          a_layout="accel" if la == "accel" else "row",
                          b_layout="accel" if lb == "accel" else "row")
@@ -211,18 +402,20 @@ def main() -> None:
         s = isa_stats(k.assembly)
         c = s["counts"]
         regs = f"vgpr={s['vgprs']}" + (f"+agpr={s['agprs']}" if s["agprs"] else "")
-        print(f"[{i}] {arch} {t} {config} A={la} B={lb}  ({ms:.0f} ms to compile)")
+        types = t if bt == t else f"{t} x {bt}"
+        print(f"[{i}] {arch} {types} {config} A={la} B={lb}  ({ms:.0f} ms to compile)")
         print(f"    {regs} scratch={s['scratch']}B spills={s['spills']} "
               f"code={text_bytes(k.code_object)}B  mma {fmt(c['mma'])}")
         print(f"    global load {fmt(c['gload'])} | store {fmt(c['gstore'])}")
         print(f"    LDS read {fmt(c['lds_rd'])} | write {fmt(c['lds_wr'])} | "
               f"barriers={s['barrier']} waits={s['waits']} | k-tile loop {fmt(s['loop'])}")
+        print(f"    main loop: {main_loop_line(k.assembly)}")
         colliding, wmmas = wmma_bank_collisions(k.assembly)
         if wmmas:
             print(f"    WMMA VGPR-bank collisions (seed 002: 34 instead of 32 cycles): "
                   f"{colliding} of {wmmas}")
         if not args.no_sim:
-            rd, wr = bank_conflicts(arch, t, config, la, lb)
+            rd, wr = bank_conflicts(arch, t, config, la, lb, bt)
             print(f"    sim bank-conflict clocks per workgroup: read={rd} write={wr}")
         if args.show_asm == i:
             print(k.assembly)

@@ -2,8 +2,9 @@
 
 The kernel computes C^T = B^T A^T (codegen/mma.py), so a lane holds one row of C and,
 per MMA tile, c_len consecutive columns. They are written with `amdgpu.raw_buffer_store`
-in vectors of the widest width (at most 128 bits) that divides c_len and the run that
-is contiguous in C: N for a row-major C, kpack for C in the accel layout. A vector
+in vectors of the plan's `c_vector` elements (accel-plan-kernel): the widest width (at
+most 128 bits) that divides c_len and the run that is contiguous in C, N for a
+row-major C, kpack for C in the accel layout. A vector
 then starts at a multiple of its width, so it is wholly inside that run or wholly past
 it, one predicate per vector (the rule of the loads in codegen/global_copy.py).
 
@@ -40,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel.codegen.builder import Emitter, Value
-from accel.codegen.global_copy import vector_type, widest_vector
+from accel.codegen.global_copy import vector_type
 from accel.codegen.mma import MmaLayout
 from accel.codegen.workgroup_tile import RowWindow
 
@@ -69,6 +70,7 @@ class Epilogue:
     acc_elem: str        # f32 | i32
     out_elem: str        # f32 | f16 | bf16 | i32
     accumulate: bool
+    width: int           # elements per store and bias load (the plan's c_vector)
     bias: Bias | None = None
     relu: bool = False
     rows: RowWindow | None = None   # C's rows of a grouped GEMM's group (a [1, L, N] C)
@@ -76,14 +78,6 @@ class Epilogue:
     @property
     def accel(self) -> bool:
         return self.c_layout == "accel"
-
-    @property
-    def width(self) -> int:
-        """Elements per store (and per bias load)."""
-        runs = [self.mma.c_len, self.kpack if self.accel else self.n]
-        if self.bias is not None:
-            runs.append(self.n)
-        return widest_vector(self.out_elem, *runs)
 
     @property
     def c_padded_n(self) -> int:

@@ -33,6 +33,7 @@ from math import gcd
 from accel.codegen.builder import Emitter, Value
 from accel.codegen.workgroup_tile import RowWindow
 from accel.dialect.element_types import ELEMENT_BYTES
+from accel.dialect.kernel_plan import OperandPlan
 
 ELEM_BITS = {t: 8 * size for t, size in ELEMENT_BYTES.items()}
 
@@ -51,7 +52,8 @@ def widest_vector(elem: str, *extents: int) -> int:
 
 @dataclass(frozen=True)
 class OperandCopy:
-    """How one operand's tiles travel from global memory to LDS."""
+    """How one operand's tiles travel from global memory to LDS; `plan` holds the
+    decisions (accel-plan-kernel, dialect/kernel_plan.py)."""
     name: str            # "A" or "B"
     layout: str          # row | transposed | accel
     memref: str          # the kernel argument: its SSA name
@@ -64,8 +66,7 @@ class OperandCopy:
     kpack_per_block: int
     kpack: int
     block_size: int      # threads sharing the copy
-    swizzle_bit: int = 0  # bit of d // 8 that row_key maps to bank-slot bit 2
-    slab_pad: int = 0    # LDS rows of padding after each kpack slab (see row_key)
+    plan: OperandPlan
     rows: RowWindow | None = None  # D rows of a one-batch [1, D, K] memref (grouped GEMM)
 
     @property
@@ -75,6 +76,11 @@ class OperandCopy:
     @property
     def tile_elems(self) -> int:
         return self.d_per_block * self.k_per_block
+
+    @property
+    def slab_pad(self) -> int:
+        """LDS rows of padding after each kpack slab (see row_key)."""
+        return self.plan.slab_pad
 
     @property
     def lds_elems(self) -> int:
@@ -88,26 +94,12 @@ class OperandCopy:
 
     @property
     def vector_width(self) -> int:
-        if self.layout == "accel":
-            return widest_vector(self.elem, self.tile_elems)
-        if self.d_first:  # K contiguous: the vector also lands contiguous in LDS
-            return widest_vector(self.elem, self.k_extent, self.k_per_block, self.kpack)
-        return widest_vector(self.elem, self.d_extent, self.d_per_block)
+        return self.plan.vector
 
     @property
     def swizzled(self) -> bool:
-        """Are LDS rows placed by `row_key` and slabs padded? Only when a row (the kpack
-        run of one d) is one 16-byte bank slot, so every copy vector and fragment read
-        stays inside a row."""
-        return self.kpack * ELEM_BITS[self.elem] == 128
-
-    @property
-    def padding_rows(self) -> int:
-        """slab_pad that makes a K-contiguous copy's writes conflict-free (row_key)."""
-        if not self.swizzled:
-            return 0
-        p = self.kpack_per_block
-        return 1 if p >= 8 else (8 // p) % 8
+        """Are LDS rows placed by `row_key` and slabs padded?"""
+        return self.plan.swizzle
 
     def row_key(self, em: Emitter, block: Value) -> Value:
         """XOR for the low 3 bits of the rows of 8-row block `block` (= d // 8): row d
@@ -136,7 +128,7 @@ class OperandCopy:
         gfx1201 16x256 0/816 -> 0/0; gfx1100 i8 16x32 0/480 -> 0/64.
         """
         x = em.rem(block, 8)
-        b = self.swizzle_bit
+        b = self.plan.swizzle_bit
         low = em.rem(x, 1 << b)
         high = em.mul(em.div(x, 2 << b), 1 << b)
         return em.add(em.add(em.mul(em.rem(em.div(x, 1 << b), 2), 4), high), low)
@@ -156,24 +148,14 @@ class OperandCopy:
     @property
     def transposing(self) -> bool:
         """D contiguous in global memory but K contiguous (kpack runs) in LDS."""
-        return self.layout != "accel" and not self.d_first and self.kpack > 1
-
-    @property
-    def k_chunk(self) -> int:
-        """K rows a thread transposes at once (transposing copies): kpack, halved while
-        that leaves threads of the block without a unit, down to 2 (two 16-bit values
-        share a dword)."""
-        kc = self.kpack
-        while kc % 4 == 0 and self.tile_elems // (self.vector_width * kc) < self.block_size:
-            kc //= 2
-        return kc
+        return self.plan.k_chunk > 1
 
     # ---- emission: a tile goes global -> registers (load) -> LDS (store) -----------
     @property
     def unit_rows(self) -> int:
         """Vectors per unit: a unit is one vector, or for a transposing copy k_chunk
         vectors along D that become vector_width vectors along K."""
-        return self.k_chunk if self.transposing else 1
+        return self.plan.k_chunk
 
     @property
     def units(self) -> int:

@@ -29,17 +29,15 @@ from dataclasses import dataclass, replace
 from accel.codegen.builder import Emitter
 from accel.codegen.global_copy import OperandCopy
 from accel.codegen.kernel import GemmKernel
-from accel.codegen.mma import select_mma
+from accel.codegen.mma import mma_layout
 from accel.codegen.tile_list import TileListKernel, clamp_rows, load_group_rows
 from accel.codegen.workgroup_tile import RowWindow, WorkgroupTile
-from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.grouped_gemm import GroupedGemmOp
-from accel.dialect.ops import GemmShape, memref_info
+from accel.dialect.kernel_plan import KernelPlan
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.target.database import get_arch
 from accel.tuning.grouped_launch import GroupedLaunch
-from accel.tuning.validity import check_config
 
 
 @dataclass(frozen=True)
@@ -95,11 +93,13 @@ class GroupedGemmKernel:
         if self.tile_list is not None:
             args.append(f"%tile_map: {self.tile_list.list_type}")
         gx, gy, gz = self.grid
+        occupancy = (f"rocdl.waves_per_eu = {g.plan.waves_per_eu} : i32, "
+                     if g.plan.waves_per_eu else "")
         return (
             f"gpu.module @{self.symbol} {{\n"
             f"  gpu.func @{self.symbol}({', '.join(args)})\n"
             f"      workgroup(%lds_a: {lds_a}, %lds_b: {lds_b}) kernel attributes {{"
-            f"known_block_size = array<i32: {self.block_size}, 1, 1>, "
+            f"{occupancy}known_block_size = array<i32: {self.block_size}, 1, 1>, "
             f"known_grid_size = array<i32: {gx}, {gy}, {gz}>}} {{\n"
             f"{em.body_text()}\n"
             f"      gpu.return\n"
@@ -147,71 +147,51 @@ def grouped_symbol(op: GroupedGemmOp, mode: str) -> str:
     return f"{name}_{op.arch}"
 
 
-def build_grouped_kernel(op: GroupedGemmOp) -> GroupedGemmKernel:
-    """Validate the op for codegen and describe its kernels; AccelError at the op."""
+def build_grouped_kernel(op: GroupedGemmOp, plan: KernelPlan) -> GroupedGemmKernel:
+    """Describe the op's kernels as `plan` says (passes/plan_kernel.py plan_grouped, which
+    validated the op); AccelError at the op."""
     try:
-        return _build(op)
+        return _build(op, plan)
     except AccelError as e:
         if e.location is None:
             e.location = op.location
         raise
 
 
-def _build(op: GroupedGemmOp) -> GroupedGemmKernel:
-    op.verify()
-    config: PerfConfig | None = op.perf_config
-    if config is None or op.mode == "auto":
-        raise AccelError("'accel.grouped_gemm' has no perf_config and mode; run "
-                         "accel-grouped-dispatch first")
+def _build(op: GroupedGemmOp, plan: KernelPlan) -> GroupedGemmKernel:
+    config: PerfConfig = op.perf_config
     arch = get_arch(op.arch)
     g, n, k, rows, msl = op.groups, op.n, op.k, op.total_rows, op.max_seq_len
     in_type, out_type = op.in_type, op.out_type
-    problems = check_config(arch, in_type, GemmShape(g, msl, n, k), config)
-    if problems:
-        raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
-                         f"{arch.name}: {problems[0]}")
-    for v in (op.a, op.b, op.c) + ((op.bias,) if op.bias is not None else ()):
-        shp, elem = memref_info(v)
-        # As for accel.gemm (codegen/kernel.py): 32-bit buffer offsets, and an invalid
-        # access is placed up to one buffer past the end.
-        if _bytes(shp, elem) >= 2**31:
-            raise AccelError(f"operand of {_bytes(shp, elem)} bytes is too large for 32-bit "
-                             f"buffer offsets")
-    mma = select_mma(arch, in_type, config.mn_per_xdl)
+    instr = [i for i in arch.mma_for(in_type, in_type) if i.mnemonic == plan.mma]
+    if not instr:
+        raise AccelError(f"kernel plan: {plan.mma} is not a {in_type} instruction of {arch.name}")
+    mma = mma_layout(arch, instr[0])
     b_shape, b_layout = ((g, n, k), "transposed") if op.b_layout == "stacked" else ((g, k, n), "row")
 
-    def operand(name, shape, layout, d_extent, d_per_block) -> OperandCopy:
+    def operand(name, shape, layout, d_extent, d_per_block, op_plan) -> OperandCopy:
         memref_type = f"memref<{'x'.join(map(str, shape))}x{in_type}>"
         return OperandCopy(name=name, layout=layout, memref=f"%{name}", memref_type=memref_type,
                            shape=shape, elem=in_type, d_extent=d_extent, k_extent=k,
                            d_per_block=d_per_block, kpack_per_block=config.kpack_per_block,
                            kpack=config.kpack, block_size=config.block_size(arch.wave_size),
-                           swizzle_bit=mma.swizzle_bit)
+                           plan=op_plan)
 
-    a = operand("A", (1, rows, k), "row", msl, config.m_per_block)
-    b = operand("B", b_shape, b_layout, n, config.n_per_block)
     has_bias = op.bias is not None
     gemm = GemmKernel(
         arch=arch, config=config, mma=mma, g=g, m=msl, n=n, k=k, in_type=in_type,
-        out_type=out_type, a=replace(a, slab_pad=a.padding_rows),
-        b=replace(b, slab_pad=b.padding_rows), c_type=f"memref<1x{rows}x{n}x{out_type}>",
-        # The symbol is the grouped kernel's (GroupedGemmKernel.symbol); this one is unused.
-        accumulate=False, symbol="", c_layout="row", c_shape=(1, rows, n),
+        out_type=out_type, plan=plan,
+        a=operand("A", (1, rows, k), "row", msl, config.m_per_block, plan.a),
+        b=operand("B", b_shape, b_layout, n, config.n_per_block, plan.b),
+        c_type=f"memref<1x{rows}x{n}x{out_type}>",
+        accumulate=False, c_layout="row", c_shape=(1, rows, n),
         epilogue="bias" if has_bias else "none",
         bias_type=f"memref<{g}x{n}x{out_type}>" if has_bias else None,
         bias_shape=(g, n) if has_bias else ())
-    # As for accel.gemm (codegen/kernel.py): the slab padding is dropped when it would
-    # push a config that fills LDS exactly over the arch's capacity.
     if gemm.lds_bytes > arch.lds_bytes:
-        gemm = replace(gemm, a=a, b=b)
+        raise AccelError(f"kernel plan needs {gemm.lds_bytes} bytes of LDS, more than the "
+                         f"{arch.lds_bytes} of {arch.name}")
     launch = GroupedLaunch(groups=g, total_rows=rows, max_seq_len=msl,
                            m_per_block=config.m_per_block, n_tiles=gemm.grid[0], mode=op.mode)
     return GroupedGemmKernel(gemm=gemm, launch=launch, b_layout=op.b_layout,
                              symbol=grouped_symbol(op, op.mode))
-
-
-def _bytes(shape, elem: str) -> int:
-    size = ELEMENT_BYTES[elem]
-    for d in shape:
-        size *= d
-    return size

@@ -16,6 +16,9 @@ instruction computes D = X * Y + D with
                               replicate 0-15)
   gfx1201 WMMA 16x16x16       8*(l//16)         8*h + e               8
 
+fp8 (docs/internals.md "fp8") has these rows with 8 elements per lane: 32x32x16 and
+16x16x32 on gfx942 (K/2 = 8 and K/4 = 8), 16x16x16 on gfx1201.
+
 The kernel computes C^T = B^T * A^T: X is a block of B^T (lane l feeds column
 n0 + sigma(l % m) of B), Y a block of A^T (lane l feeds row m0 + l % n of A), so a lane
 holds one row of C, row m0 + l % n, and c_len of its columns. sigma is the permutation
@@ -126,29 +129,36 @@ class MmaLayout:
     def acc_type(self) -> str:
         return f"vector<{self.instr.c_len}x{self.instr.acc_type}>"
 
-    def emit(self, em: Emitter, a: str, b: str, c: str, elem: str) -> str:
-        t = self.operand_type(elem)
+    def emit(self, em: Emitter, x: str, y: str, c: str) -> str:
+        """D = X * Y + C, X and Y of the instruction's source types (instr.types)."""
+        tx, ty = (self.operand_type(t) for t in self.instr.types)
         shape = self.instr.shape
         if self.instr.kind == "mfma":
-            return em.assign(f"amdgpu.mfma {shape} {a} * {b} + {c} {{blocks = 1 : i32}} "
-                             f"blgp = none : {t}, {t}, {self.acc_type()}", "acc")
+            return em.assign(f"amdgpu.mfma {shape} {x} * {y} + {c} {{blocks = 1 : i32}} "
+                             f"blgp = none : {tx}, {ty}, {self.acc_type()}", "acc")
         # amdgpu.wmma on i8 is signed by default (LAYOUTS.md, "i8 signedness").
-        return em.assign(f"amdgpu.wmma {shape} {a} * {b} + {c} : {t}, {t}, {self.acc_type()}",
+        return em.assign(f"amdgpu.wmma {shape} {x} * {y} + {c} : {tx}, {ty}, {self.acc_type()}",
                          "acc")
 
 
-def select_mma(arch: ArchInfo, in_type: str, mn_per_xdl: int) -> MmaLayout:
-    """The instruction a perf config asks for: gfx942 picks 32x32 or 16x16 by mnPerXdl;
-    WMMA has one 16x16x16 tile."""
-    usable = [i for i in arch.mma_for(in_type) if i.m in (16, 32)]
+def select_mma(arch: ArchInfo, a_type: str, b_type: str, mn_per_xdl: int) -> MmaLayout:
+    """The instruction a perf config asks for, for a GEMM of A `a_type` and B `b_type`:
+    gfx942 picks 32x32 or 16x16 by mnPerXdl; WMMA has one 16x16x16 tile. The kernel
+    issues C^T = B^T * A^T, so the instruction's first source is B: an fp8 A times a bf8
+    B runs v_..._bf8_fp8."""
+    usable = [i for i in arch.mma_for(b_type, a_type) if i.m in (16, 32)]
     if arch.mma_kind == "wmma":
         pick = [i for i in usable if i.m == 16]
     else:
         pick = [i for i in usable if i.m == mn_per_xdl]
     if not pick:
-        raise AccelError(f"no {arch.mma_kind} instruction for {in_type} with mnPerXdl="
+        raise AccelError(f"no {arch.mma_kind} instruction for {a_type} x {b_type} with mnPerXdl="
                          f"{mn_per_xdl} on {arch.name}")
-    instr = pick[0]
+    return mma_layout(arch, pick[0])
+
+
+def mma_layout(arch: ArchInfo, instr: MmaInstr) -> MmaLayout:
+    """The lane mapping of one of `arch`'s instructions."""
     if instr.kind == "mfma":
         # gfx942 single-block rule (LAYOUTS.md): 32x32xK splits K in 2 runs, 16x16xK in 4.
         runs = 64 // instr.m

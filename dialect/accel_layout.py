@@ -15,16 +15,21 @@ D and K are zero-padded up to whole blocks, so one workgroup's tile
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, fields
 
 import numpy as np
 
+from accel import validate
 from accel.diagnostics import AccelError
 
 
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
+
+
+# A block of 2**31 rows or more cannot be addressed by a kernel's 32-bit offsets (and
+# a 5,000-digit one cannot even be printed in a message).
+MAX_BLOCK = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -37,10 +42,8 @@ class AccelTile:
     def __post_init__(self):
         # Every shape formula divides by these: a zero or a non-integer is bad input.
         for f in fields(self):
-            v = getattr(self, f.name)
-            if not _is_count(v):
-                raise AccelError(f"AccelTile {f.name} must be a positive integer, got {v!r}")
-            object.__setattr__(self, f.name, int(v))
+            object.__setattr__(self, f.name, validate.positive(
+                f"AccelTile {f.name}", getattr(self, f.name), maximum=MAX_BLOCK))
 
     @property
     def k_per_block(self) -> int:
@@ -63,9 +66,13 @@ class AccelTile:
         return AccelTile(d_per_block=dpb, kpack_per_block=kpb, kpack=kp)
 
 
-def _is_count(v) -> bool:
-    """A positive integer (numpy's too), but not a bool."""
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
+def _zeros(shape, dtype, what: str) -> np.ndarray:
+    # A blocking of 2**31 pads a 20-row operand to 2**31 rows: numpy refuses the shape
+    # (ValueError) or the memory (MemoryError).
+    try:
+        return np.zeros(shape, dtype=dtype)
+    except (ValueError, MemoryError) as e:
+        raise AccelError(f"{what} of shape {list(shape)} cannot be made: {e}") from None
 
 
 def _array(x, what: str) -> np.ndarray:
@@ -86,8 +93,8 @@ def pack(x: np.ndarray, tile: AccelTile, transposed: bool = False) -> np.ndarray
     The result is a new C-contiguous 6-D array of x's dtype; D and K are zero-padded
     up to whole blocks. A graph compiler calls this once per constant weight.
     """
-    if not isinstance(tile, AccelTile):
-        raise AccelError(f"pack takes an AccelTile, got {type(tile).__name__}")
+    validate.instance("tile", tile, AccelTile, "an AccelTile")
+    transposed = validate.boolean("transposed", transposed)
     x = _array(x, "a plain operand")
     _check_rank(x, 3, "a plain operand")
     if transposed:
@@ -95,7 +102,7 @@ def pack(x: np.ndarray, tile: AccelTile, transposed: bool = False) -> np.ndarray
     g, d, k = x.shape
     shape6 = tile.shape(g, d, k)
     _, db, kb, kpb, dpb, kp = shape6
-    padded = np.zeros((g, db * dpb, kb * kpb * kp), dtype=x.dtype)
+    padded = _zeros((g, db * dpb, kb * kpb * kp), x.dtype, "the packed operand")
     padded[:, :d, :k] = x
     # [G, D, K] = [G, (db, dPB), (kb, kpackPB, kpack)]; move dPB in front of kpack.
     blocked = padded.reshape(g, db, dpb, kb, kpb, kp)
@@ -104,9 +111,8 @@ def pack(x: np.ndarray, tile: AccelTile, transposed: bool = False) -> np.ndarray
 
 def unpack(y: np.ndarray, d: int, k: int, transposed: bool = False) -> np.ndarray:
     """The exact inverse of `pack`: the plain [G, d, k] ([G, k, d]) array, padding cropped."""
-    for name, v in (("d", d), ("k", k)):
-        if not _is_count(v):
-            raise AccelError(f"unpack: {name} must be a positive integer, got {v!r}")
+    d, k = (validate.positive(f"unpack: {name}", v) for name, v in (("d", d), ("k", k)))
+    transposed = validate.boolean("transposed", transposed)
     y = _array(y, "an accel-layout array")
     _check_rank(y, 6, "an accel-layout array")
     g, pad_d, pad_k = AccelTile.padded(y.shape)

@@ -13,6 +13,9 @@ Destination style on memrefs: C[G,M,N] (+)= A[G,M,K] * B[G,K,N]. Operand layouts
   C: row [G,M,N] | accel [G, M/mPB, N/kPB, kpackPB, mPB, kpack] (D=M, "K"=N; seed 001's
      second experiment), whose M and N are only known padded unless A or B is plain.
 `accumulate` (unit attribute) adds into C instead of overwriting it.
+A and B share an element type, except that two fp8 formats of the chip's family may
+meet (fp8 x bf8: f8E4M3FNUZ / f8E5M2FNUZ on gfx942, f8E4M3FN / f8E5M2 on gfx1201);
+fp8 accumulates in f32 into an f32, f16 or bf16 C (element_type_error says why not).
 
 Fused epilogue: `epilogue = "none" | "bias" | "relu" | "bias_relu"` (default "none"),
 and for "bias"/"bias_relu" a 4th operand, the bias: a row-major memref [N] (one row
@@ -25,28 +28,58 @@ conversion to the output type,
   "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx1100", epilogue = "bias_relu", ...}
       : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf16>, memref<48xf16>) -> ()
 
-After `accel-affix-perf-config` the op also carries block_size, grid_size and padded_m/n/k.
+After `accel-affix-perf-config` the op also carries block_size, grid_size and padded_m/n/k,
+and after `accel-plan-kernel` its kernel plan (dialect/kernel_plan.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accel import validate
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
+from accel.dialect.element_types import FP8_FORMATS, is_fp8
+from accel.dialect.kernel_plan import PLAN_ATTRIBUTES
 from accel.dialect.perf_config import PerfConfig
-from accel.target.database import get_arch
+from accel.target.database import ArchInfo, get_arch
 
 OPERAND_LAYOUTS = ("row", "transposed", "accel")
 EPILOGUES = ("none", "bias", "relu", "bias_relu")
 # The epilogues that read a bias operand (the gemm's 4th).
 BIAS_EPILOGUES = ("bias", "bias_relu")
 
-# Accumulator type and legal output types per input element type.
-ACCUMULATOR = {"f16": "f32", "bf16": "f32", "i8": "i32", "f32": "f32"}
+# Accumulator type and legal output types per input element type (A's; an fp8 A may
+# meet a B of the other fp8 format of its family).
+ACCUMULATOR = {"f16": "f32", "bf16": "f32", "i8": "i32", "f32": "f32",
+               **{t: "f32" for t in FP8_FORMATS}}
 OUTPUT_TYPES = {"f16": ("f32", "f16", "bf16"), "bf16": ("f32", "f16", "bf16"),
-                "i8": ("i32",), "f32": ("f32",)}
+                "i8": ("i32",), "f32": ("f32",),
+                **{t: ("f32", "f16", "bf16") for t in FP8_FORMATS}}
+
+
+def element_type_error(info: ArchInfo, a_t: str, b_t: str) -> str | None:
+    """Why `info` cannot multiply A of type a_t by B of type b_t, or None if it can.
+
+    Only two fp8 formats may differ (the instructions take fp8 x bf8 pairings); a chip
+    without fp8 instructions, or with the other fp8 family, is named as such."""
+    if a_t != b_t and not (is_fp8(a_t) and is_fp8(b_t)):
+        return f"A and B element types differ: {a_t} vs {b_t}"
+    for t in dict.fromkeys((a_t, b_t)):
+        if is_fp8(t):
+            have = [x for x in info.input_types() if is_fp8(x)]
+            if not have:
+                return f"{info.name} has no fp8 matrix instructions ({t} is not supported)"
+            if t not in have:
+                family = FP8_FORMATS[have[0]].family
+                return (f"{t} is an {FP8_FORMATS[t].family} fp8 format; {info.name} has the "
+                        f"{family} formats {' and '.join(have)}")
+        elif t not in ACCUMULATOR or not info.supports(t):
+            return f"element type {t} is not supported on {info.name}"
+    if not info.supports(a_t, b_t):
+        return f"no {info.mma_kind} instruction on {info.name} takes {a_t} x {b_t}"
+    return None
 
 
 def memref_info(value: ir.Value) -> tuple[list[int], str]:
@@ -114,6 +147,9 @@ def _int_attr(op: ir.Operation, name: str) -> int | None:
     return a.value
 
 
+MAX_EXTENT = 2**63 - 1
+
+
 @dataclass(frozen=True)
 class GemmShape:
     """Logical GEMM extents. K is the padded K when both A and B are in the accel layout."""
@@ -121,6 +157,14 @@ class GemmShape:
     m: int
     n: int
     k: int
+
+    def __post_init__(self):
+        # Held as Python ints: numpy's wrap around in the size products (np.int32). An
+        # extent is a memref dimension, an int64 in MLIR.
+        for f in ("g", "m", "n", "k"):
+            object.__setattr__(self, f, validate.integer(
+                f"GemmShape {f}", getattr(self, f), minimum=0, maximum=MAX_EXTENT,
+                what="an integer in [0, 2**63)"))
 
 
 class GemmOp:
@@ -229,7 +273,12 @@ class GemmOp:
 
     @property
     def in_type(self) -> str:
+        """A's element type."""
         return memref_info(self.a)[1]
+
+    @property
+    def b_type(self) -> str:
+        return memref_info(self.b)[1]
 
     @property
     def out_type(self) -> str:
@@ -312,10 +361,9 @@ class GemmOp:
             raise AccelError(f"c_layout must be 'row' or 'accel', got '{self.c_layout}'")
         (a_shape, a_t), (b_shape, b_t), (c_shape, c_t) = (
             memref_info(v) for v in (self.a, self.b, self.c))
-        if a_t != b_t:
-            raise AccelError(f"A and B element types differ: {a_t} vs {b_t}")
-        if a_t not in ACCUMULATOR or not info.supports(a_t):
-            raise AccelError(f"element type {a_t} is not supported on {arch}")
+        why = element_type_error(info, a_t, b_t)
+        if why:
+            raise AccelError(why)
         if c_t not in OUTPUT_TYPES[a_t]:
             raise AccelError(f"output type {c_t} is not supported for {a_t} inputs "
                              f"(expected one of {', '.join(OUTPUT_TYPES[a_t])})")
@@ -400,7 +448,8 @@ class GemmOp:
 # is a typo (`accumlate` would otherwise be ignored and C silently overwritten);
 # prefixed names ("foo.bar") are discardable attributes other tools may attach.
 GEMM_ATTRIBUTES = ("arch", "a_layout", "b_layout", "c_layout", "perf_config", "accumulate",
-                   "epilogue", "block_size", "grid_size", "padded_m", "padded_n", "padded_k")
+                   "epilogue", "block_size", "grid_size", "padded_m", "padded_n",
+                   "padded_k") + PLAN_ATTRIBUTES
 PACK_ATTRIBUTES = ("transposed",)
 
 

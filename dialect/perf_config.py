@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 
+from accel import validate
 from accel.diagnostics import AccelError
 
 V4_FIELDS = (
@@ -43,6 +44,15 @@ _POSITIVE = {"m_per_block", "n_per_block", "kpack_per_block", "m_per_wave",
 _BOOLEAN = {"force_unroll", "b_copy_more"}
 # Plain ASCII decimal: int() alone would also take '+8', '1_6' and non-ASCII digits.
 _INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
+# A field is a tile size, a count or a flag; 2**31 already exceeds every rule (LDS,
+# registers, grid), so more digits than that are refused before int() sees them
+# (int() itself refuses 4,301 digits with a ValueError).
+MAX_FIELD = 2**31 - 1
+_MAX_DIGITS = len(str(MAX_FIELD))
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= 80 else text[:80] + "..."
 
 
 @dataclass(frozen=True)
@@ -61,6 +71,15 @@ class PerfConfig:
     grid_group_size: int = 0
     force_unroll: int = 1
     b_copy_more: int = 1
+
+    def __post_init__(self):
+        # A config built by hand (numpy ints from a tuner's table) is held as Python ints.
+        for f in fields(self):
+            minimum = 1 if f.name in _POSITIVE else 0
+            v = validate.integer(f"PerfConfig {f.name}", getattr(self, f.name),
+                                 minimum=minimum, maximum=MAX_FIELD,
+                                 what=f"an integer in [{minimum}, {MAX_FIELD}]")
+            object.__setattr__(self, f.name, v)
 
     # ---- derived sizes -------------------------------------------------------
     @property
@@ -99,27 +118,30 @@ class PerfConfig:
         """
         if not isinstance(text, str):
             raise AccelError(f"perf config must be a string, got {type(text).__name__}")
-        text = text.strip()
+        mma_kind = validate.string("mma_kind", mma_kind, ("mfma", "wmma"))
+        text = str.__str__(text).strip()
+        where = f"perf config '{_shortened(text)}'"
         version, sep, body = text.partition(":")
         if not sep or version not in ("v3", "v4"):
-            raise AccelError(
-                f"perf config '{text}': expected a 'v3:' or 'v4:' prefix")
+            raise AccelError(f"{where}: expected a 'v3:' or 'v4:' prefix")
         names = V4_FIELDS if version == "v4" else V3_FIELDS
         parts = body.split(",")
         if len(parts) != len(names):
-            raise AccelError(
-                f"perf config '{text}': {version} takes {len(names)} fields, got {len(parts)}")
+            raise AccelError(f"{where}: {version} takes {len(names)} fields, got {len(parts)}")
         values: dict[str, int] = {}
         for i, (name, part) in enumerate(zip(names, parts)):
-            if not _INTEGER.fullmatch(part.strip()):
-                raise AccelError(
-                    f"perf config '{text}': field {i} ({name}) is not an integer: '{part}'")
+            part = part.strip()
+            field = f"{where}: field {i} ({name})"
+            if not _INTEGER.fullmatch(part):
+                raise AccelError(f"{field} is not an integer: '{_shortened(part)}'")
+            if len(part.lstrip("-").lstrip("0")) > _MAX_DIGITS or abs(int(part)) > MAX_FIELD:
+                raise AccelError(f"{field} is out of range (at most {MAX_FIELD})")
             v = int(part)
             if v < 0 or (name in _POSITIVE and v == 0):
-                raise AccelError(f"perf config '{text}': field {i} ({name}) must be "
+                raise AccelError(f"{field} must be "
                                  f"{'positive' if name in _POSITIVE else 'non-negative'}, got {v}")
             if name in _BOOLEAN and v > 1:
-                raise AccelError(f"perf config '{text}': field {i} ({name}) must be 0 or 1, got {v}")
+                raise AccelError(f"{field} must be 0 or 1, got {v}")
             values[name] = v
         if version == "v4":
             cfg = cls(**values)
@@ -133,17 +155,15 @@ class PerfConfig:
         mpb, npb, mpw, f4 = v["m_per_block"], v["n_per_block"], v["m_per_wave"], v["field4"]
         if mma_kind == "wmma":
             n_per_wave, mn_per_xdl, m_per_wave = f4, 16, mpw
-        elif mma_kind == "mfma":
+        else:  # mfma (parse checked the kind)
             mn_per_xdl = f4
             if mpw > mpb or mpb % mpw:
-                raise AccelError(f"perf config '{text}': field 3 (m_per_wave) {mpw} "
+                raise AccelError(f"perf config '{_shortened(text)}': field 3 (m_per_wave) {mpw} "
                                  f"does not divide m_per_block {mpb}")
             waves_m = min(mpb // mpw, 4)
             waves_n = 4 // waves_m
             m_per_wave = mpb // waves_m
             n_per_wave = max(npb // waves_n, mn_per_xdl)
-        else:
-            raise AccelError(f"unknown MMA kind '{mma_kind}'")
         rest = {k: v[k] for k in ("m_per_block", "n_per_block", "kpack_per_block", "kpack",
                                   "split_k", "schedule_version", "output_swizzle",
                                   "force_unroll", "b_copy_more")}
@@ -151,10 +171,10 @@ class PerfConfig:
 
     def _check_divisibility(self, text: str) -> None:
         if self.m_per_block % self.m_per_wave:
-            raise AccelError(f"perf config '{text}': m_per_wave {self.m_per_wave} does not "
+            raise AccelError(f"perf config '{_shortened(text)}': m_per_wave {self.m_per_wave} does not "
                              f"divide m_per_block {self.m_per_block}")
         if self.n_per_block % self.n_per_wave:
-            raise AccelError(f"perf config '{text}': n_per_wave {self.n_per_wave} does not "
+            raise AccelError(f"perf config '{_shortened(text)}': n_per_wave {self.n_per_wave} does not "
                              f"divide n_per_block {self.n_per_block}")
 
     def replace(self, **changes) -> "PerfConfig":

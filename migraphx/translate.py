@@ -17,6 +17,7 @@ against the source.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -26,7 +27,13 @@ from accel.diagnostics import AccelError
 from accel.migraphx.grammar import GRAMMAR, TERMINAL_WORDS
 from accel.migraphx.shaped import ShapedType
 
-_PARSER = lark.Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+@functools.cache
+def _parser() -> lark.Lark:
+    """Built on first use: building the LALR tables takes ~150 ms, which every process
+    that imports the passes (and never reads MIGraphX) would otherwise pay."""
+    return lark.Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
 
 # An op name outside quotes and not a type (`!migraphx.`) marks the custom syntax; our
 # own generic output quotes every op name, so it is never re-translated.
@@ -42,7 +49,7 @@ def looks_like_migraphx(text: str) -> bool:
 def translate(text: str, filename: str) -> str:
     """Generic-form MLIR for MIGraphX `text`; AccelError at (filename, line, col) if malformed."""
     try:
-        tree = _PARSER.parse(text)
+        tree = _parser().parse(text)
     except lark.exceptions.UnexpectedInput as e:
         raise _syntax_error(e, text, filename) from None
     return _Emitter(text, filename).module(tree)

@@ -68,7 +68,7 @@ class AffixPerfConfig(AccelPass):
         shape = gemm.shape()
         config = gemm.perf_config
         if config is not None:
-            errors = check_config(arch, gemm.in_type, shape, config)
+            errors = check_config(arch, gemm.in_type, shape, config, gemm.b_type)
             if errors:
                 raise AccelError(f"invalid perf config '{gemm.perf_config_text}': "
                                  + "; ".join(errors), gemm.location)
@@ -79,7 +79,8 @@ class AffixPerfConfig(AccelPass):
                 if layout == "accel":
                     fixed[name] = AccelTile.of_shape(memref_info(value)[0])
             try:
-                config = select(arch, gemm.in_type, gemm.out_type, shape, **fixed).best
+                config = select(arch, gemm.in_type, gemm.out_type, shape, **fixed,
+                                b_type=gemm.b_type).best
             except AccelError as e:
                 raise AccelError(e.message, gemm.location) from None
             gemm.set_perf_config(config)

@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from accel.bindings import ir, memref
-from accel.dialect.element_types import NUMPY_TYPES
+from accel.dialect.element_types import NUMPY_TYPES, is_fp8
 from accel.passes.layout_chains import is_identity
 
 
@@ -53,14 +53,16 @@ def dense_to_numpy(attr: ir.DenseElementsAttr) -> np.ndarray | None:
     dtype = NUMPY_TYPES.get(str(t.element_type))
     if dtype is None:
         return None
-    if dtype is not ml_dtypes.bfloat16:
+    if dtype is not ml_dtypes.bfloat16 and not is_fp8(str(t.element_type)):
         return np.array(attr).astype(dtype).reshape(t.shape)
-    # The bindings hand out no buffer for bf16: read the printed form, which is hex
-    # for large attributes and round-trippable decimals otherwise.
+    # The bindings hand out no buffer for bf16 or fp8: read the printed form, which is
+    # hex for large attributes and decimals otherwise (7 significant digits round-trip
+    # bf16's 8 and fp8's at most 4 significand bits).
     text = str(attr)
     body = text[text.index("<") + 1:text.rindex("> :")]
     if body.startswith('"0x'):
-        raw = np.frombuffer(bytes.fromhex(body[3:-1]), dtype=np.uint16).view(dtype)
+        bits = np.uint16 if dtype is ml_dtypes.bfloat16 else np.uint8
+        raw = np.frombuffer(bytes.fromhex(body[3:-1]), dtype=bits).view(dtype)
         return np.broadcast_to(raw, t.shape).copy() if raw.size == 1 else raw.reshape(t.shape)
     values = np.array(body.replace("[", " ").replace("]", " ").replace(",", " ").split(),
                       dtype=np.float64).astype(dtype)
@@ -71,6 +73,8 @@ def _dense_attr(data: np.ndarray, element_type: ir.Type) -> ir.DenseElementsAttr
     t = ir.RankedTensorType.get(list(data.shape), element_type)
     if data.dtype == ml_dtypes.bfloat16:
         return ir.DenseElementsAttr.get(data.view(np.uint16), type=t)
+    if data.dtype.itemsize == 1 and is_fp8(str(element_type)):
+        return ir.DenseElementsAttr.get(data.view(np.uint8), type=t)
     return ir.DenseElementsAttr.get(data, type=t)
 
 

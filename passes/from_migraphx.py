@@ -10,7 +10,8 @@ The conversion, per `func.func` whose signature uses `!migraphx.shaped`:
   Other strides (gaps, overlaps) are rejected.
 * transpose / reshape / multibroadcast move no data: they compose a view (see
   accel.migraphx.view) of the buffer underneath.
-* dot -> accel.gemm, keeping `perf_config` and the function's `arch`. Each operand's
+* dot and quant_dot (i8 x i8 -> i32, fp8 x fp8 -> f32; its two fp8 operands may be
+  different formats) -> accel.gemm, keeping `perf_config` and the function's `arch`. Each operand's
   view is matched against the layouts accel.gemm reads in place: `row`, `transposed`,
   and, when the dot has a perf config, `accel` with that config's blocking (seed 001's
   transpose [0,1,4,2,3,5] + reshape chain, i.e. rocMLIR's aAccelLayout/bAccelLayout).
@@ -46,6 +47,7 @@ from math import prod
 from accel.bindings import func, ir, memref
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
+from accel.dialect.element_types import is_fp8
 from accel.dialect.ops import GemmOp, collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.migraphx import memrefs
@@ -59,6 +61,8 @@ _BINARY = {"migraphx.add": ("arith.addf", "arith.addi"),
            "migraphx.sub": ("arith.subf", "arith.subi"),
            "migraphx.mul": ("arith.mulf", "arith.muli")}
 _ELEMENTWISE = set(_BINARY) | {"migraphx.relu", "migraphx.convert"}
+# quant_dot is MIGraphX's GEMM on quantized types: i8 x i8 -> i32, fp8 x fp8 -> f32.
+_DOTS = ("migraphx.dot", "migraphx.quant_dot")
 _PURE_VIEWS = ("migraphx.transpose", "migraphx.reshape")
 
 
@@ -66,7 +70,8 @@ _PURE_VIEWS = ("migraphx.transpose", "migraphx.reshape")
 @dataclass(frozen=True)
 class FromMigraphx(AccelPass):
     NAME = "accel-from-migraphx"
-    SUMMARY = "Lower MIGraphX dot (+ transpose/reshape chains, elementwise ops) to accel.gemm on memrefs"
+    SUMMARY = ("Lower MIGraphX dot / quant_dot (+ transpose/reshape chains, elementwise ops) "
+               "to accel.gemm on memrefs")
     arch: str = option("", "target arch for functions without an 'arch' attribute")
 
     def run(self, module: ir.Module) -> None:
@@ -221,7 +226,7 @@ class _FuncLowering:
                     chain.insert(0, op)
                     v = op.operands[0]
                     continue
-                if op.name == "migraphx.dot" or op.name in _ELEMENTWISE:
+                if op.name in _DOTS or op.name in _ELEMENTWISE:
                     plan[op] = (r, chain)
                 break
         return plan
@@ -248,7 +253,7 @@ class _FuncLowering:
             self._define(op, _Tensor(t.base, view, out_st))
         elif name == "migraphx.multibroadcast":
             self._define(op, self._broadcast(op, ins[0]))
-        elif name == "migraphx.dot":
+        elif name in _DOTS:
             self._define(op, self._dot(op, ins, out_st))
         elif name in _ELEMENTWISE:
             self._define(op, self._elementwise(op, ins, out_st))
@@ -261,7 +266,7 @@ class _FuncLowering:
         """Defer a dot to its epilogue, or absorb `op` into a deferred one; True when
         `op` needs no lowering of its own. A deferred dot that `op` cannot absorb is
         lowered first, unfused."""
-        if op.name == "migraphx.dot":
+        if op.name in _DOTS:
             if (len(op.results) != 1
                     or _only_user(op.results[0], ("migraphx.add", "migraphx.relu")) is None):
                 return False
@@ -390,7 +395,7 @@ class _FuncLowering:
     def _dot(self, op, ins: list[_Tensor], out_st: ShapedType,
              fusion: _Fusion | None = None) -> _Tensor:
         if len(ins) != 2:
-            raise AccelError("'migraphx.dot' takes two operands", op.location)
+            raise AccelError(f"'{op.name}' takes two operands", op.location)
         a, b = ins
         (a_dims, b_dims) = (a.view.shape, b.view.shape)
         for name, dims in (("A", a_dims), ("B", b_dims)):
@@ -400,7 +405,9 @@ class _FuncLowering:
         if len(a_dims) != len(b_dims) or a_dims[:-2] != b_dims[:-2]:
             raise AccelError(f"dot batch dimensions differ: A {list(a_dims)}, B {list(b_dims)}",
                              op.location)
-        if a.st.elem != b.st.elem:
+        if op.name == "migraphx.quant_dot":
+            _check_quant_types(op, a.st.elem, b.st.elem, out_st.elem)
+        elif a.st.elem != b.st.elem:
             raise AccelError(f"dot operand element types differ: {a.st.elem} vs {b.st.elem}",
                              op.location)
         m, k = a_dims[-2:]
@@ -418,7 +425,7 @@ class _FuncLowering:
         config = None
         if "perf_config" in op.attributes:
             if not isinstance(op.attributes["perf_config"], ir.StringAttr):
-                raise AccelError("'migraphx.dot' attribute 'perf_config' must be a string",
+                raise AccelError(f"'{op.name}' attribute 'perf_config' must be a string",
                                  op.location)
             config_text = op.attributes["perf_config"].value
             try:
@@ -577,6 +584,21 @@ def _accel_chain(shape6, g: int, d: int, k: int, transposed: bool) -> View:
     [G, D, K] and, for B, transpose to [G, K, D]."""
     view = View.contiguous(shape6).transpose([0, 1, 4, 2, 3, 5]).reshape([g, d, k])
     return view.transpose([0, 2, 1]) if transposed else view
+
+
+def _check_quant_types(op, a: str, b: str, out: str) -> None:
+    """quant_dot's types: signed i8 x i8 -> i32, or two fp8 formats (they may differ:
+    fp8 x bf8) -> f32. Which fp8 formats a chip has, accel.gemm's verifier says."""
+    if a in ("i8", "si8") and b in ("i8", "si8"):
+        want = ("i32", "si32")
+    elif is_fp8(a) and is_fp8(b):
+        want = ("f32",)
+    else:
+        raise AccelError(f"'migraphx.quant_dot' takes i8 x i8 or fp8 x fp8 operands, got "
+                         f"{a} x {b}", op.location)
+    if out not in want:
+        raise AccelError(f"'migraphx.quant_dot' of {a} x {b} yields {want[0]}, got {out}",
+                         op.location)
 
 
 def _accel_view(c_mem: ir.Value, g: int, m: int, n: int, transposed: bool) -> View:

@@ -1,6 +1,7 @@
 """accel-gemm-to-gpu: each `accel.gemm` becomes a Kernel IR kernel and a launch of it.
 
-The kernel itself is built by accel.codegen (see codegen/kernel.py); this pass places
+The kernel itself is built by accel.codegen (see codegen/kernel.py) as the gemm's
+kernel plan says (accel-plan-kernel must have run); this pass places
 one `gpu.module` per kernel in the module (marked `gpu.container_module`) and replaces
 the gemm, inside its function, with a `gpu.launch_func` on grid (N tiles, M tiles, G)
 and a 1-D block of numWaves * waveSize threads, passing A, B, C (and the bias of a
@@ -9,7 +10,7 @@ fused bias epilogue) in that order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from accel.bindings import arith, gpu, ir
 from accel.codegen.kernel import GemmKernel, build_kernel
@@ -35,22 +36,16 @@ def lower_gemms(module: ir.Module) -> list[GemmKernel]:
     existing = {op.attributes["sym_name"].value: op for op in module.body.operations
                 if op.operation.name == "gpu.module"}
     placed: dict[str, str] = {}        # symbol -> kernel text
-    variants: dict[str, list[str]] = {}  # base symbol -> the distinct texts, in order
-    lowered = []
     for gemm, kernel in zip(gemms, kernels):
         _check_launch_attrs(gemm, kernel)
         text = kernel.module_text()
-        # The symbol encodes shape, types and layouts, not the tile: two gemms of one
-        # shape with different perf configs get `_v1`, `_v2`, ... in program order.
-        seen = variants.setdefault(kernel.symbol, [])
-        if text not in seen:
-            seen.append(text)
-        version = seen.index(text)
-        if version:
-            kernel = replace(kernel, symbol=f"{kernel.symbol}_v{version}")
-            text = kernel.module_text()
-        lowered.append(kernel)
-        if kernel.symbol not in placed:
+        if kernel.symbol in placed:
+            # accel-plan-kernel gives gemms built differently distinct symbols.
+            if placed[kernel.symbol] != text:
+                raise AccelError(f"two gemms are planned as kernel '{kernel.symbol}' but "
+                                 f"build different kernels; rerun accel-plan-kernel",
+                                 gemm.location)
+        else:
             if kernel.symbol in existing:
                 raise AccelError(f"the module already has a gpu.module named "
                                  f"'{kernel.symbol}'", gemm.location)
@@ -61,7 +56,7 @@ def lower_gemms(module: ir.Module) -> list[GemmKernel]:
         _replace_with_launch(gemm, kernel)
     if kernels:
         module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
-    return lowered
+    return kernels
 
 
 def _check_launch_attrs(gemm: GemmOp, kernel: GemmKernel) -> None:

@@ -23,6 +23,7 @@ from accel.codegen.grouped import GroupedGemmKernel, build_grouped_kernel
 from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.ops import collect_ops, memref_info
 from accel.diagnostics import AccelError
+from accel.passes.plan_kernel import plan_grouped
 from accel.passes.registry import AccelPass, register
 
 
@@ -40,7 +41,7 @@ class GroupedGemmToGpu(AccelPass):
 def lower_grouped_gemms(module: ir.Module) -> list[GroupedGemmKernel]:
     """Lower every accel.grouped_gemm in `module`; returns the kernels in program order."""
     ops = [GroupedGemmOp(op) for op in collect_ops(module, GroupedGemmOp.OP_NAME)]
-    kernels = [build_grouped_kernel(op) for op in ops]   # all diagnostics before any rewrite
+    kernels = [build_grouped_kernel(op, plan_grouped(op)) for op in ops]   # all diagnostics before any rewrite
     existing = {op.attributes["sym_name"].value for op in module.body.operations
                 if op.operation.name == "gpu.module"}
     placed: dict[str, str] = {}          # symbol -> kernel text

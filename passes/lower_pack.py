@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from accel.bindings import arith, gpu, ir
 from accel.diagnostics import AccelError
-from accel.dialect.element_types import ELEMENT_BYTES
+from accel.dialect.element_types import ELEMENT_BYTES, FP8_FORMATS
 from accel.dialect.ops import PackOp, UnpackOp, collect_ops, memref_info
 from accel.passes.registry import AccelPass, register
 
@@ -208,8 +208,8 @@ def _count(shape) -> int:
     return n
 
 
-# The element types a copy kernel moves (fp8 has no Kernel IR path yet).
-COPYABLE = ("i8", "f16", "bf16", "f32", "i32")
+# The element types a copy kernel moves (it moves bits: fp8 codes pass unchanged).
+COPYABLE = ("i8", "f16", "bf16", "f32", "i32") + tuple(FP8_FORMATS)
 
 
 def _replace_with_launch(op, kernel: PackKernel) -> None:

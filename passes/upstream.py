@@ -17,12 +17,13 @@ from accel.diagnostics import AccelError, mlir_error
 
 
 # File descriptor 2 is one per process: two threads swapping it at once could leave it
-# pointing at the other's (deleted) temporary file.
-_FD2_LOCK = threading.Lock()
+# pointing at the other's (deleted) temporary file. Reentrant: a capture may run a
+# pipeline whose parse captures too.
+_FD2_LOCK = threading.RLock()
 
 
 @contextmanager
-def _fd2_captured(into: list[str]):
+def fd2_captured(into: list[str]):
     """Collect what native code writes to file descriptor 2 (not sys.stderr) meanwhile."""
     with _FD2_LOCK, tempfile.TemporaryFile() as tmp:
         sys.stderr.flush()
@@ -46,7 +47,7 @@ def parse_upstream(text: str) -> passmanager.PassManager:
     """
     native: list[str] = []
     try:
-        with _fd2_captured(native):
+        with fd2_captured(native):
             return passmanager.PassManager.parse(f"builtin.module({text})")
     except (ValueError, RuntimeError) as e:
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]

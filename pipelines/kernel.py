@@ -8,6 +8,7 @@ stands for these steps (`KernelPipeline.steps`; `--mlir-print-ir-after-all` dump
   accel-grouped-dispatch{arch=..}               grouped gemms: perf config and launch mode
   accel-layout                                  fold accel-layout chains, pack constant weights
   accel-lower-pack                              runtime accel.pack/unpack -> copy kernels
+  accel-plan-kernel                             record every kernel decision on the gemm
   accel-gemm-to-gpu                             accel.gemm -> MFMA/WMMA kernel + launch
   accel-grouped-gemm-to-gpu                     accel.grouped_gemm -> its kernels + launches
   <kernel_lowering(arch)>                       upstream: kernels to ROCDL, target attached
@@ -32,6 +33,7 @@ from accel.passes.gemm_to_gpu import GemmToGpu, lower_gemms
 from accel.passes.grouped_dispatch import GroupedDispatch
 from accel.passes.grouped_gemm_to_gpu import GroupedGemmToGpu, lower_grouped_gemms
 from accel.passes.lower_pack import LowerPack, PackKernel, lower_packs
+from accel.passes.plan_kernel import PlanKernel
 from accel.passes.registry import option, register
 from accel.pipelines.textual import PipelinePass, Step, UpstreamSegment, run_steps
 from accel.target.database import ARCHES
@@ -102,8 +104,8 @@ class KernelIR:
 class KernelPipeline(PipelinePass):
     NAME = "accel-kernel-pipeline"
     SUMMARY = ("accel.gemm and accel.grouped_gemm to gpu.binary: affix perf config, grouped "
-               "dispatch, accel layout, pack kernels, "
-               "accel-gemm-to-gpu, then ROCDL lowering and serialization")
+               "dispatch, accel layout, pack kernels, kernel plan, accel-gemm-to-gpu, "
+               "accel-grouped-gemm-to-gpu, then ROCDL lowering and serialization")
     arch: str = option("gfx942", "target chip", choices=tuple(ARCHES))
     format: str = option("bin", "bin: ELF code object; isa: assembly text", choices=FORMATS)
     cu_count: int = option(0, "CUs of the target part, for perf-config selection (0 = default)")
@@ -118,13 +120,17 @@ class KernelPipeline(PipelinePass):
         input, so not re-verified after each (UpstreamSegment.verify)."""
         return [UpstreamSegment(kernel_lowering(self.arch), verify=False)]
 
-    def serialization_steps(self, fmt: str | None = None) -> list[Step]:
-        return [UpstreamSegment(serialization(fmt or self.format), verify=False)]
+    @staticmethod
+    def serialization_steps(fmt: str) -> list[Step]:
+        """gpu.module -> gpu.binary in `fmt` (the library reads the ELF and its assembly
+        from one backend run: pipelines/serialize.py)."""
+        return [UpstreamSegment(serialization(fmt), verify=False)]
 
     def steps(self) -> list[Step]:
-        return [*self.front_steps(), LowerPack(), GemmToGpu(), GroupedGemmToGpu(),
+        return [*self.front_steps(), LowerPack(), PlanKernel(), GemmToGpu(), GroupedGemmToGpu(),
                 *self.kernel_steps(),
-                UpstreamSegment(HOST_LOWERING, verify=False), *self.serialization_steps()]
+                UpstreamSegment(HOST_LOWERING, verify=False),
+                *self.serialization_steps(self.format)]
 
     def to_kernel_ir(self, module: ir.Module) -> KernelIR:
         """The steps up to and including accel-gemm-to-gpu, in place; their kernels'
@@ -132,6 +138,7 @@ class KernelPipeline(PipelinePass):
         return them."""
         run_steps(module, self.front_steps())
         packs = lower_packs(module)
+        PlanKernel().run(module)
         gemms = lower_gemms(module)
         grouped = lower_grouped_gemms(module)
         return KernelIR(tuple(packs), tuple(gemms), tuple(grouped))

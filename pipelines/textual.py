@@ -102,16 +102,21 @@ def parse_pass_element(element: str) -> tuple[str, dict[str, str]]:
 
 
 def parse_pipeline(text: str) -> list[Step]:
-    passes = registered_passes()
     text = text.strip()
     for wrapper in ("builtin.module(", "any("):
         if text.startswith(wrapper) and text.endswith(")"):
             text = text[len(wrapper):-1]
             break
+    elements = [parse_pass_element(e) + (e,) for e in split_top_level(text)]
+    passes = {}
+    # Only a pipeline naming an accel pass loads them all: importing every pass module
+    # (the MIGraphX front end with its grammar) was ~0.2 s of a one-GEMM compile in a
+    # fresh process.
+    if any(name.startswith("accel-") for name, _, _ in elements):
+        passes = registered_passes()
     steps: list[Step] = []
     upstream: list[str] = []
-    for element in split_top_level(text):
-        name, opts = parse_pass_element(element)
+    for name, opts, element in elements:
         if name in passes:
             if upstream:
                 steps.append(UpstreamSegment(", ".join(upstream)))

@@ -69,11 +69,15 @@ class Runtime:
     """What one run_host call shares across functions: the module, compiled kernels and
     functions, global buffers, live allocations and the report."""
 
-    def __init__(self, module: ir.Module, arch: str, strict_races: bool):
+    def __init__(self, module: ir.Module, arch: str, strict_races: bool,
+                 work_limit: int | None = None, progress=None):
         self.module = module
         self.arch_name = arch
         self.arch = sim_arch(arch)
         self.strict_races = strict_races
+        self.work_limit = work_limit   # wave-instructions over all launches (run_host)
+        self.work_done = 0
+        self.progress = progress
         self.report = HostReport()
         self.kernels: dict = {}
         self.functions: dict = {}
@@ -200,13 +204,18 @@ def as_array(v, info):
 
 
 def run_host(module, func_name: str, args=(), arch: str = "gfx942",
-             strict_races: bool = True) -> HostReport:
+             strict_races: bool = True, work_limit: int | None = None,
+             progress=None) -> HostReport:
     """Run host function `func_name` of `module` (MLIR text or ir.Module) with `args`:
     numpy arrays for memref arguments (C-contiguous, of the memref's shape; written in
-    place) and Python numbers for scalars. Kernels run on `arch`'s simulator."""
+    place) and Python numbers for scalars. Kernels run on `arch`'s simulator.
+
+    `work_limit` bounds the estimated wave-instructions of all launches together: the
+    launch that would pass it raises WorkLimitError before it runs.
+    `progress(kernel, done, total)` is called after each batch of a launch's workgroups."""
     if isinstance(module, str):
         module = parse_module(module)
-    rt = Runtime(module, arch, strict_races)
+    rt = Runtime(module, arch, strict_races, work_limit, progress)
     start = time.perf_counter()
     with module.context:
         fn = rt.function(func_name, None)

@@ -16,7 +16,7 @@ from accel.sim.locations import describe, where
 from accel.sim.memory import Buffer, View, poison
 from accel.sim.ops_arith import dense_elements
 from accel.sim.registry import OPS, host_op
-from accel.sim.run import run_compiled
+from accel.sim.run import WorkLimitError, run_compiled
 from accel.sim.types import memref_info
 
 
@@ -76,11 +76,22 @@ def _launch_func(c, o):
             values.append(v.buf.data)
         g = tuple(int(r[x][0]) for x in grid)
         b = tuple(int(r[x][0]) for x in block)
+        work = kernel.wave_instructions(g, b, rt.arch.wave_size)
+        if rt.work_limit is not None and rt.work_done + work > rt.work_limit:
+            raise WorkLimitError(f"simulator: launching '{name.split('::')[-1]}' on grid {g} "
+                                 f"brings the run to "
+                                 f"about {rt.work_done + work:.3g} wave-instructions, more "
+                                 f"than the limit of {rt.work_limit:.3g}",
+                                 rt.work_done + work, rt.work_limit, loc)
+        progress = None if rt.progress is None else (
+            lambda done, total: rt.progress(name.split("::")[-1], done, total))
         try:
-            report = run_compiled(kernel, g, b, values, rt.arch_name, rt.strict_races)
+            report = run_compiled(kernel, g, b, values, rt.arch_name, rt.strict_races,
+                                  progress=progress)
         except AccelError as e:
             e.location = e.location or loc
             raise
+        rt.work_done += work
         rt.record_launch(name, g, b, report)
 
     return run

@@ -1,7 +1,9 @@
 """Per-lane operand layouts of the MFMA/WMMA instructions, as index tables.
 
 Formulas from /work/shared/LAYOUTS.md, table "Where each element lives" (each row
-confirmed by execution there and matching AMD's Matrix Instruction Calculator). For an
+confirmed by execution there and matching AMD's Matrix Instruction Calculator), and for
+fp8 from docs/internals.md "fp8" (the calculator's register layouts of every fp8/bf8
+instruction: 8 bytes per lane, the i8 rows). For an
 instruction D[MxN] = A[MxK] B[KxN] + C, `Layout` gives for every matrix element the
 (lane, vector element) holding it.
 """
@@ -46,12 +48,19 @@ def _grid(m, n):
     return np.meshgrid(np.arange(m), np.arange(n), indexing="ij")
 
 
-# gfx942 MFMA shapes (m, n, k) -> in_type accepted; LAYOUTS.md rows.
+# gfx942 MFMA shapes (m, n, k) -> in_type accepted; LAYOUTS.md rows. The fp8 MFMAs
+# (either FNUZ format for A and for B) share the i8 shapes and lanes.
+_FNUZ = ("f8E4M3FNUZ", "f8E5M2FNUZ")
 MFMA_SHAPES = {
     (32, 32, 8): ("f16", "bf16"), (16, 16, 16): ("f16", "bf16"),
-    (32, 32, 16): ("i8",), (16, 16, 32): ("i8",),
+    (32, 32, 16): ("i8",) + _FNUZ, (16, 16, 32): ("i8",) + _FNUZ,
     (32, 32, 2): ("f32",), (16, 16, 4): ("f32",),
 }
+
+# Element types of the 16x16x16 WMMA per chip; gfx1201's OCP fp8 formats take the iu8
+# lanes. gfx1100 has no fp8 WMMA.
+WMMA_TYPES = {"gfx1100": ("f16", "bf16", "i8"),
+              "gfx1201": ("f16", "bf16", "i8", "f8E4M3FN", "f8E5M2")}
 
 
 def mfma_layout(m, n, k, in_type) -> Layout:

@@ -15,7 +15,8 @@ import numpy as np
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.sim.registry import op
-from accel.sim.types import UNSIGNED, is_float, value_type
+from accel.sim.fp8 import decode
+from accel.sim.types import UNSIGNED, is_float, is_fp8, mlir_name, value_type
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
@@ -244,6 +245,9 @@ def _select(c, o):
 def _astype(res, src):
     if res == np.dtype(np.bool_):
         return lambda x: (x & 1).astype(bool)      # trunci to i1 keeps the low bit
+    if is_fp8(src):   # extf from fp8: the simulator's own decode of the bits
+        name = mlir_name(src)
+        return lambda x: decode(x, name).astype(res)
     return lambda x: x.astype(res)
 
 

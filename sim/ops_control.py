@@ -65,6 +65,13 @@ def _lane_id(c, o):
     return run
 
 
+@op("amdgpu.sched_barrier", "rocdl.sched.barrier", "rocdl.sched.group.barrier",
+    "rocdl.iglp.opt")
+def _scheduling_hint(c, o):
+    # Instruction-scheduling hints for the LLVM backend: no effect on what runs.
+    return lambda st: None
+
+
 @op("gpu.barrier", "amdgpu.lds_barrier")
 def _barrier(c, o):
     loc = where(o)

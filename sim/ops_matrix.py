@@ -3,8 +3,10 @@ multiply, scatter D back, by the lane layouts in layouts.py.
 
 Float inputs (f16/bf16/f32) multiply exactly in f64 and the sum is rounded once to
 f32: the hardware accumulates in f32, so results agree to f32 rounding of the sum
-order. i8 products accumulate exactly in int64 and wrap to i32 (or saturate with the
-WMMA `clamp` flag).
+order. fp8 inputs are decoded from their bits (sim/fp8.py: NaN codes, FNUZ 0x80,
+subnormals, infinity where the format has one) and then multiply the same way; A and
+B may be different fp8 formats (fp8 x bf8). i8 products accumulate exactly in int64
+and wrap to i32 (or saturate with the WMMA `clamp` flag).
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ import numpy as np
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError
-from accel.sim.layouts import mfma_layout, wmma_layout
+from accel.sim.fp8 import decode
+from accel.sim.layouts import WMMA_TYPES, mfma_layout, wmma_layout
 from accel.sim.locations import where
 from accel.sim.registry import op
-from accel.sim.types import mlir_name, value_type
+from accel.sim.types import FP8_NAMES, mlir_name, value_type
 
 F64 = np.dtype(np.float64)
 I32 = np.iinfo(np.int32)
@@ -32,7 +35,10 @@ def _check_types(o, lay, in_type):
     a_len = int(np.prod(a.shape, dtype=np.int64))
     c_len = int(np.prod(acc.shape, dtype=np.int64))
     want_acc = "i32" if in_type == "i8" else "f32"
-    if (a != b or a_len != lay.a_len or (lay.a_len == 1) != (a.shape == ())
+    # Only fp8 operands may differ in type (an fp8 x bf8 instruction), never in length.
+    same = a == b or (a.shape == b.shape and {mlir_name(a.dtype), mlir_name(b.dtype)}
+                      <= set(FP8_NAMES))
+    if (not same or a_len != lay.a_len or (lay.a_len == 1) != (a.shape == ())
             or c_len != lay.c_len or mlir_name(acc.dtype) != want_acc or res != acc):
         raise AccelError(
             f"simulator: {o.name} {lay.m}x{lay.n}x{lay.k} on {in_type} takes "
@@ -47,8 +53,13 @@ def _wave_values(st, x, wave, length):
     return x.reshape(st.T // wave, wave, length)
 
 
+def _to_f64(x, name):
+    return decode(x, name) if name in FP8_NAMES else x.astype(F64)
+
+
 def _compile_mma(c, o, lay, in_type, unsigned_a=False, unsigned_b=False, clamp=False):
     out_dtype = _check_types(o, lay, in_type)
+    a_name, b_name = (mlir_name(value_type(v.type, o.location).dtype) for v in o.operands[:2])
     a, b, acc = (c.use(v) for v in o.operands)
     out = c.define(o.results[0])
     rows, cols = lay.c_inverse()
@@ -83,7 +94,8 @@ def _compile_mma(c, o, lay, in_type, unsigned_a=False, unsigned_b=False, clamp=F
             D = np.clip(D, I32.min, I32.max) if clamp else D
             D = D.astype(out_dtype)
         else:
-            D = (np.matmul(Am.astype(F64), Bm.astype(F64)) + Cm.astype(F64)).astype(out_dtype)
+            D = (np.matmul(_to_f64(Am, a_name), _to_f64(Bm, b_name))
+                 + Cm.astype(F64)).astype(out_dtype)
         r[out] = D[:, rows, cols].reshape((st.T,) + C.shape[2:])
 
     return run
@@ -116,8 +128,14 @@ def _mfma(c, o):
         if flag in o.attributes:
             raise AccelError(f"simulator: amdgpu.mfma {flag} is not supported",
                              location=o.location)
-    in_type = mlir_name(value_type(o.operands[0].type, o.location).dtype)
-    return _compile_mma(c, o, mfma_layout(m, n, k, in_type), in_type)
+    in_type, b_type = _source_types(o)
+    lay = mfma_layout(m, n, k, in_type)
+    mfma_layout(m, n, k, b_type)   # B's type must also be one this shape takes
+    return _compile_mma(c, o, lay, in_type)
+
+
+def _source_types(o) -> tuple[str, str]:
+    return tuple(mlir_name(value_type(v.type, o.location).dtype) for v in o.operands[:2])
 
 
 @op("amdgpu.wmma")
@@ -127,10 +145,11 @@ def _wmma(c, o):
         raise AccelError(f"simulator: amdgpu.wmma {'x'.join(map(str, shape))} is not in "
                          "LAYOUTS.md", location=o.location)
     lay = wmma_layout(c.arch.name)
-    in_type = mlir_name(value_type(o.operands[0].type, o.location).dtype)
-    if in_type not in ("f16", "bf16", "i8"):
-        raise AccelError(f"simulator: amdgpu.wmma on {in_type} is not in LAYOUTS.md",
-                         location=o.location)
+    in_type, b_type = _source_types(o)
+    for t in (in_type, b_type):
+        if t not in WMMA_TYPES[c.arch.name]:
+            raise AccelError(f"simulator: amdgpu.wmma on {t} is not in LAYOUTS.md "
+                             f"for {c.arch.name}", location=o.location)
     return _compile_mma(c, o, lay, in_type,
                         unsigned_a="unsignedA" in o.attributes,
                         unsigned_b="unsignedB" in o.attributes,

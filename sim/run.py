@@ -53,6 +53,26 @@ class CompiledKernel:
     lds: list                # (slot or None, MemRefInfo, name) per workgroup buffer
     ops: list
     known_block: tuple | None
+    known_grid: tuple | None = None
+    ops_per_thread: int = 0  # estimated dynamic op count of one thread (`_dynamic_ops`)
+
+    def wave_instructions(self, grid, block, wave_size: int) -> int:
+        """Estimated ops the simulator executes for a launch, counted once per wave:
+        what a run's time grows with (see WorkLimitError)."""
+        threads = block[0] * block[1] * block[2]
+        waves = grid[0] * grid[1] * grid[2] * -(-threads // wave_size)
+        return waves * self.ops_per_thread
+
+
+class WorkLimitError(AccelError):
+    """A launch (or the launches so far) would exceed the caller's work limit.
+
+    `estimate` and `limit` are wave-instructions (CompiledKernel.wave_instructions)."""
+
+    def __init__(self, message: str, estimate: int, limit: int, location=None):
+        super().__init__(message, location)
+        self.estimate = estimate
+        self.limit = limit
 
 
 def parse_module(text: str | None = None, path: str | None = None) -> ir.Module:
@@ -112,11 +132,42 @@ def compile_kernel(func, arch) -> CompiledKernel:
     closures, _ = c.compile_block(body)
     slot_of = {index: slot for slot, index in attributions}
     lds = [(slot_of.get(i), info, name) for i, (info, name) in enumerate(c.lds_buffers)]
-    known = None
-    if "known_block_size" in func.attributes:
-        known = tuple(ir.DenseI32ArrayAttr(func.attributes["known_block_size"]))
+    known = {}
+    for attr in ("known_block_size", "known_grid_size"):
+        if attr in func.attributes:
+            known[attr] = tuple(ir.DenseI32ArrayAttr(func.attributes[attr]))
     return CompiledKernel(ir.StringAttr(func.attributes["sym_name"]).value, closures,
-                          c.num_slots, arg_slots, arg_types, lds, c.ops, known)
+                          c.num_slots, arg_slots, arg_types, lds, c.ops,
+                          known.get("known_block_size"), known.get("known_grid_size"),
+                          _dynamic_ops(body))
+
+
+def _dynamic_ops(block) -> int:
+    """Ops one thread executes in `block`: an scf.for body counts once per trip when its
+    bounds are constants (once otherwise: an underestimate), an scf.if its larger branch."""
+    total = 0
+    for op in block.operations:
+        op = op.operation
+        total += 1
+        regions = [_dynamic_ops(b) for r in op.regions for b in r.blocks]
+        if not regions:
+            continue
+        if op.name == "scf.for":
+            total += _constant_trips(op) * regions[0]
+        else:
+            total += max(regions)
+    return total
+
+
+def _constant_trips(for_op) -> int:
+    bounds = []
+    for v in list(for_op.operands)[:3]:
+        owner = v.owner
+        if not isinstance(owner, ir.OpView) or owner.operation.name != "arith.constant":
+            return 1
+        bounds.append(ir.IntegerAttr(owner.operation.attributes["value"]).value)
+    lo, hi, step = bounds
+    return max(0, -(-(hi - lo) // step)) if step > 0 else 1
 
 
 def _lds_layout(kernel, arch):
@@ -157,7 +208,11 @@ def _global_buffers(kernel, args):
 
 
 def run_compiled(kernel: CompiledKernel, grid, block, args, arch_name="gfx942",
-                 strict_races=True) -> SimReport:
+                 strict_races=True, work_limit: int | None = None,
+                 progress=None) -> SimReport:
+    """Run `kernel` over `grid` x `block`. `work_limit` refuses, before anything runs, a
+    launch estimated above that many wave-instructions (WorkLimitError);
+    `progress(done, total)` is called after each batch of workgroups."""
     arch = sim_arch(arch_name)
     grid, block = tuple(int(x) for x in grid), tuple(int(x) for x in block)
     if len(grid) != 3 or len(block) != 3 or min(grid + block) < 1:
@@ -168,6 +223,14 @@ def run_compiled(kernel: CompiledKernel, grid, block, args, arch_name="gfx942",
     if kernel.known_block is not None and kernel.known_block != block:
         raise AccelError(f"simulator: kernel '{kernel.name}' is built for block "
                          f"{kernel.known_block}, launched with {block}")
+    if kernel.known_grid is not None and kernel.known_grid != grid:
+        raise AccelError(f"simulator: kernel '{kernel.name}' is built for grid "
+                         f"{kernel.known_grid}, launched with {grid}")
+    work = kernel.wave_instructions(grid, block, arch.wave_size)
+    if work_limit is not None and work > work_limit:
+        raise WorkLimitError(f"simulator: kernel '{kernel.name}' on grid {grid} is about "
+                             f"{work:.3g} wave-instructions, more than the limit of "
+                             f"{work_limit:.3g}", work, work_limit)
     bases, lds_bytes = _lds_layout(kernel, arch)
     values = _global_buffers(kernel, args)
     report = SimReport(lds_bytes=lds_bytes, workgroups=grid[0] * grid[1] * grid[2],
@@ -193,6 +256,8 @@ def run_compiled(kernel: CompiledKernel, grid, block, args, arch_name="gfx942",
                     st.regs[slot] = view
             for fn in kernel.closures:
                 fn(st)
+            if progress is not None:
+                progress(int(wg_ids[-1]) + 1, report.workgroups)
     report.seconds = time.perf_counter() - start
     return report
 

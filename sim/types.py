@@ -27,7 +27,13 @@ _DTYPES = {
     "bf16": np.dtype(ml_dtypes.bfloat16),
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
+    # fp8: ml_dtypes' dtypes hold the bytes; values come from sim/fp8.py's decode.
+    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
 }
+FP8_NAMES = ("f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2")
 _MLIR_NAMES = {v: k for k, v in _DTYPES.items() if k != "index"}
 
 # Unsigned views of the signless integer types, for divui/shrui/cmpi ult/extui/uitofp.
@@ -58,7 +64,11 @@ def mlir_name(dtype: np.dtype) -> str:
 
 
 def is_float(dtype: np.dtype) -> bool:
-    return dtype.kind == "f" or dtype == _DTYPES["bf16"]
+    return dtype.kind == "f" or dtype == _DTYPES["bf16"] or is_fp8(dtype)
+
+
+def is_fp8(dtype: np.dtype) -> bool:
+    return any(dtype == _DTYPES[t] for t in FP8_NAMES)
 
 
 @dataclass(frozen=True)

@@ -12,26 +12,33 @@ The accel ops are verified after parsing and after every pass.
 
 from __future__ import annotations
 
-import argparse
-import re
-import sys
-from typing import Sequence
-
-from accel.bindings import ir, new_context
-from accel.diagnostics import AccelError, mlir_error
-from accel.dialect.ops import module_errors
-from accel.passes.registry import AccelPass
-from accel.pipelines import registered_passes
-from accel.pipelines.textual import (
-    Step, UpstreamSegment, expand, parse_pass_element, parse_pipeline, run_steps, split_top_level,
-)
-from accel.passes.upstream import parse_upstream
-from accel.tools import diagnostic_verifier as dv
-from accel.tools.cli_common import (
-    ArgumentParser, errors_in, read_input, run_cli, write_output_atomic,
-)
+from accel.tools.interrupts import interruptible_start
 
 PROG = "accel-opt"
+
+# The imports below (the MLIR bindings, numpy) take ~0.4 s: a Ctrl-C during them is
+# reported like one during the run.
+with interruptible_start(PROG):
+    import argparse
+    import re
+    import sys
+    from typing import Sequence
+
+    from accel.bindings import ir, new_context
+    from accel.diagnostics import AccelError, mlir_error
+    from accel.dialect.ops import module_errors
+    from accel.passes.registry import AccelPass
+    from accel.passes.upstream import parse_upstream
+    from accel.pipelines import registered_passes
+    from accel.pipelines.textual import (
+        Step, UpstreamSegment, expand, parse_pass_element, parse_pipeline, run_steps,
+        split_top_level,
+    )
+    from accel.tools import diagnostic_verifier as dv
+    from accel.tools.cli_common import (
+        ArgumentParser, errors_in, read_input, run_cli, write_output_atomic,
+    )
+
 SPLIT_MARKER = "// -----"
 _SPLIT_LINE = re.compile(r"^// -----")
 

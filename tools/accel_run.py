@@ -1,12 +1,13 @@
 """accel-run: run kernels on the CPU simulator (accel.sim).
 
-    accel-run kernel FILE.mlir --kernel NAME --grid X,Y,Z --block X,Y,Z [--arch gfx942]
-              [--seed N] [--scalar V ...] [--allow-races]
+    accel-run kernel FILE.mlir --kernel NAME [--grid X,Y,Z] [--block X,Y,Z] [--arch gfx942]
+              [--seed N] [--scalar V ...] [--allow-races] [--work-limit N]
     accel-run FILE.mlir ...            (same as `accel-run kernel FILE.mlir ...`)
-    accel-run host FILE.mlir --func NAME [--arch A] [--seed N] [--allow-races]
-    accel-run gemm --arch A -g G -m M -n N -k K -t f16|bf16|i8|f32 [--out-type T]
-              [--trans-a] [--trans-b] [--a-layout row|accel] [--b-layout row|accel]
-              [--perf-config S] [--seed N]
+    accel-run host FILE.mlir --func NAME [--arch A] [--seed N] [--allow-races] [--work-limit N]
+    accel-run gemm --arch A -g G -m M -n N -k K -t f16|bf16|i8|f32|<fp8> [--b-type T]
+              [--out-type T] [--trans-a] [--trans-b] [--a-layout row|accel]
+              [--b-layout row|accel] [--perf-config S] [--seed N] [--edge-values]
+              [--work-limit N]
     accel-run grouped --arch A (--lengths L0,L1,.. | --groups G --distribution
               uniform|skew|empty) -n N -k K --max-seq-len S [--total-rows L] [-t bf16|f16]
               [--out-type T] [--b-layout stacked|row] [--no-bias] [--mode M]
@@ -20,25 +21,111 @@ pass pipeline, simulates it and compares C elementwise with a float64 numpy prod
 (accel.check); it exits 1 when an element is outside its bound. `grouped` does the same
 for a grouped GEMM (accel.grouped_gemm): its kernels run in launch order, the main
 kernel reading the tile list the prep kernel wrote in simulated device memory.
+
+A kernel's grid and block are checked against its known_grid_size/known_block_size
+(and default to them). A run estimated above --work-limit wave-instructions is
+refused before it starts, with a smaller shape to try; a run longer than a few
+seconds shows its progress on a terminal.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-
-import numpy as np
-
-from accel.api import default_out_type
-from accel.check import check_gemm, check_grouped_gemm, group_lengths
-from accel.diagnostics import AccelError
-from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled, run_host
-from accel.sim.arch import ARCHS, sim_arch
-from accel.sim.host import find_symbol
-from accel.sim.types import is_float, memref_info, mlir_name
-from accel.tools.cli_common import ArgumentParser, errors_in, run_cli
+from accel.tools.interrupts import interruptible_start
 
 PROG = "accel-run"
+
+# The imports below (the MLIR bindings, numpy) take ~0.4 s: a Ctrl-C during them is
+# reported like one during the run.
+with interruptible_start(PROG):
+    import argparse
+    import sys
+    import time
+
+    import numpy as np
+
+    from accel.api import default_out_type
+    from accel.check import check_gemm, check_grouped_gemm, group_lengths
+    from accel.dialect.ops import ACCUMULATOR
+    from accel.diagnostics import AccelError
+    from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled, run_host
+    from accel.sim.arch import ARCHS, sim_arch
+    from accel.sim.host import find_symbol
+    from accel.sim.run import WorkLimitError
+    from accel.sim.types import is_float, memref_info, mlir_name
+    from accel.tools.cli_common import ArgumentParser, errors_in, run_cli
+
+# Estimated wave-instructions (accel.sim.run.CompiledKernel.wave_instructions) a run
+# may take without --work-limit: about 70 s at the ~2.8e5 per second measured on an
+# idle core (512^3 f16 on gfx942: 1.6e6 in 5.9 s; 4096^3: 1.5e8 in 566 s), 3 minutes
+# at the ~1.1e5 of a loaded one (benchmarks/bench_sim_work.py). 1024^3 passes (1.3e7
+# on gfx942), 2048^3 (4.3e7) needs the flag.
+DEFAULT_WORK_LIMIT = 20_000_000
+
+
+class Progress:
+    """One progress line on stderr for a run longer than SHOW_AFTER seconds, redrawn at
+    most every EVERY seconds; a terminal only (a log or a pipe gets nothing)."""
+
+    SHOW_AFTER = 3.0
+    EVERY = 0.5
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.start = time.monotonic()
+        self.drawn = 0.0
+        self.launch = None   # (kernel, total, its first report's time and count)
+
+    def __call__(self, kernel: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if self.launch is None or self.launch[:2] != (kernel, total) or done < self.launch[3]:
+            self.launch = (kernel, total, now, done)   # a new launch: its own rate
+        elapsed = now - self.start
+        if elapsed < self.SHOW_AFTER or now - self.drawn < self.EVERY:
+            return
+        self.drawn = now
+        _, _, since, first = self.launch
+        rate = (done - first) / (now - since) if done > first and now > since else 0.0
+        left = f"about {(total - done) / rate:.0f} s" if rate else "some time"
+        # One terminal line, or \r cannot redraw it: a kernel symbol is ~50 characters.
+        name = kernel if len(kernel) <= 40 else kernel[:37] + "..."
+        self.stream.write(f"\r{PROG}: {name}: {done}/{total} workgroups ({done / total:.0%}),"
+                          f" {elapsed:.0f} s, {left} of this launch left\033[K")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def _work_limit(opts) -> int | None:
+    return opts.work_limit or None
+
+
+def _too_much(e: WorkLimitError, smaller: str, located: bool = True) -> AccelError:
+    return AccelError(f"{e.message}; {smaller}, or raise --work-limit (0 = none) to run it "
+                      f"anyway", e.location if located else None)
+
+
+def smaller_gemm(g: int, m: int, n: int, k: int, estimate: int, limit: int) -> tuple[int, ...]:
+    """A (g, m, n, k) within `limit` wave-instructions when (g, m, n, k) has `estimate`.
+
+    Work grows more slowly than M*N*K: a smaller GEMM gets a smaller tile, with more
+    work per multiply-add (gfx942 2048^3 -> 1472^3 is 0.37x the multiply-adds but 0.51x
+    the estimate; the exponent measured between ladder sizes 256..4096 is 0.57 to 1).
+    So each extent above 16 shrinks as if the exponent were 0.5, to a multiple of 16;
+    with none above 16, G shrinks. It aims at 80% of the limit: the smaller GEMM's own
+    tile choice can put it a few percent either side of that rule (gfx942 2048^3 ->
+    1856^3 came out at the limit itself)."""
+    big = [d for d in (m, n, k) if d > 16]
+    ratio = 0.8 * limit / estimate
+    if not big:
+        return (max(1, int(g * ratio)), m, n, k)
+    factor = ratio ** (2 / len(big))
+    return (g, *(max(16, int(d * factor) // 16 * 16) if d > 16 else d for d in (m, n, k)))
 
 
 def _triple(text: str) -> tuple[int, int, int]:
@@ -114,9 +201,20 @@ def run_kernel_command(opts) -> int:
                 raise AccelError(f"kernel argument #{i} is a scalar: pass its value "
                                  "with --scalar")
             args.append(_scalar(scalars.pop(0), t.dtype, i))
-    report = run_compiled(kernel, opts.grid, opts.block, args, opts.arch,
-                          strict_races=not opts.allow_races)
-    print(f"kernel {kernel.name} on {opts.arch}: grid {opts.grid}, block {opts.block}, "
+    grid = opts.grid or kernel.known_grid or (1, 1, 1)
+    block = opts.block or kernel.known_block
+    if block is None:
+        raise AccelError(f"kernel '{kernel.name}' has no known_block_size: give --block")
+    progress = Progress()
+    try:
+        report = run_compiled(kernel, grid, block, args, opts.arch,
+                              strict_races=not opts.allow_races, work_limit=_work_limit(opts),
+                              progress=lambda done, total: progress(kernel.name, done, total))
+    except WorkLimitError as e:
+        raise _too_much(e, "give a smaller --grid") from None
+    finally:
+        progress.finish()
+    print(f"kernel {kernel.name} on {opts.arch}: grid {grid}, block {block}, "
           f"LDS {report.lds_bytes} bytes, simulated in {report.seconds:.3f} s")
     for i, t, before, after in mems:
         print(_summary(i, t, before, after))
@@ -153,7 +251,14 @@ def run_host_command(opts) -> int:
         a = _random_arg(rng, info)
         args.append(a)
         mems.append((i, info, a.copy(), a))
-    report = run_host(module, opts.func, args, arch=arch, strict_races=not opts.allow_races)
+    progress = Progress()
+    try:
+        report = run_host(module, opts.func, args, arch=arch, strict_races=not opts.allow_races,
+                          work_limit=_work_limit(opts), progress=progress)
+    except WorkLimitError as e:
+        raise _too_much(e, "give the function smaller operands") from None
+    finally:
+        progress.finish()
     print(f"host function @{opts.func} on {arch}: {len(report.launches)} kernel launches, "
           f"simulated in {report.seconds:.3f} s")
     for launch in report.launches:
@@ -168,16 +273,28 @@ def run_host_command(opts) -> int:
 
 
 def run_gemm_command(opts) -> int:
-    r = check_gemm(opts.arch, g=opts.g, m=opts.m, n=opts.n, k=opts.k, in_type=opts.type,
-                   out_type=opts.out_type, trans_a=opts.trans_a, trans_b=opts.trans_b,
-                   a_layout=opts.a_layout, b_layout=opts.b_layout,
-                   perf_config=opts.perf_config, seed=opts.seed, epilogue=opts.epilogue,
-                   batched_bias=opts.batched_bias)
+    progress = Progress()
+    try:
+        r = check_gemm(opts.arch, g=opts.g, m=opts.m, n=opts.n, k=opts.k, in_type=opts.type,
+                       out_type=opts.out_type, trans_a=opts.trans_a, trans_b=opts.trans_b,
+                       a_layout=opts.a_layout, b_layout=opts.b_layout,
+                       perf_config=opts.perf_config, seed=opts.seed, epilogue=opts.epilogue,
+                       batched_bias=opts.batched_bias, b_type=opts.b_type,
+                       edge_values=opts.edge_values, work_limit=_work_limit(opts),
+                       progress=progress)
+    except WorkLimitError as e:
+        g, m, n, k = smaller_gemm(opts.g, opts.m, opts.n, opts.k, e.estimate, e.limit)
+        shape = (f"-g {g} " if g != opts.g else "") + f"-m {m} -n {n} -k {k}"
+        # The module is made from the flags: a position in its text means nothing.
+        raise _too_much(e, f"try {shape}", located=False) from None
+    finally:
+        progress.finish()
     cmp = r.comparison
     a = "transposed" if opts.trans_a else opts.a_layout
     b = "transposed" if opts.trans_b else opts.b_layout
     print(f"gemm on {opts.arch}: G={opts.g} M={opts.m} N={opts.n} K={opts.k}, "
-          f"{opts.type} -> {opts.out_type or default_out_type(opts.type)}, A {a}, B {b}"
+          f"{opts.type}" + (f" x {opts.b_type}" if opts.b_type not in (None, opts.type) else "")
+          + f" -> {opts.out_type or default_out_type(opts.type)}, A {a}, B {b}"
           + (f", epilogue {opts.epilogue}" if opts.epilogue != "none" else ""))
     print(f"perf config {r.perf_config}")
     print(f"tile {r.tile[0]}x{r.tile[1]}x{r.tile[2]}, grid {r.grid}, block {r.block}, "
@@ -256,11 +373,20 @@ def _add_grouped_args(p):
     p.add_argument("--seed", type=_seed, default=0)
 
 
+def _work_limit_arg(p):
+    p.add_argument("--work-limit", type=_seed, default=DEFAULT_WORK_LIMIT, metavar="N",
+                   help="refuse runs estimated above N wave-instructions "
+                        f"(default {DEFAULT_WORK_LIMIT:.0e}, a minute or more; 0 = no limit)")
+
+
 def _add_kernel_args(p):
+    _work_limit_arg(p)
     p.add_argument("file", help="MLIR file with a gpu.module")
     p.add_argument("--kernel", required=True, help="symbol or gpu_module::symbol")
-    p.add_argument("--grid", type=_triple, default=(1, 1, 1), help="workgroups X,Y,Z")
-    p.add_argument("--block", type=_triple, required=True, help="threads X,Y,Z")
+    p.add_argument("--grid", type=_triple, default=None,
+                   help="workgroups X,Y,Z (default: the kernel's known_grid_size, else 1,1,1)")
+    p.add_argument("--block", type=_triple, default=None,
+                   help="threads X,Y,Z (default: the kernel's known_block_size)")
     p.add_argument("--arch", choices=sorted(ARCHS), default="gfx942")
     p.add_argument("--seed", type=_seed, default=0)
     p.add_argument("--scalar", action="append", default=[],
@@ -270,6 +396,7 @@ def _add_kernel_args(p):
 
 
 def _add_host_args(p):
+    _work_limit_arg(p)
     p.add_argument("file", help="MLIR file with a host func.func and its gpu.modules")
     p.add_argument("--func", required=True, help="host function symbol")
     p.add_argument("--arch", choices=sorted(ARCHS), default=None,
@@ -280,11 +407,18 @@ def _add_host_args(p):
 
 
 def _add_gemm_args(p):
+    _work_limit_arg(p)
     p.add_argument("--arch", choices=sorted(ARCHS), required=True)
     # Extents are checked by the compiler, with the same message as accel-compile's.
     for flag in ("g", "m", "n", "k"):
         p.add_argument(f"-{flag}", type=int, required=flag != "g", default=1)
-    p.add_argument("-t", "--type", choices=("f16", "bf16", "i8", "f32"), default="f16")
+    p.add_argument("-t", "--type", choices=tuple(ACCUMULATOR), default="f16",
+                   help="element type of A, and of B unless --b-type")
+    p.add_argument("--b-type", choices=tuple(ACCUMULATOR), default=None,
+                   help="element type of B where it differs from A's (fp8 x bf8 pairings)")
+    p.add_argument("--edge-values", action="store_true",
+                   help="plant each fp8 format's edge values (largest finite, subnormals, "
+                        "+-0) in the operands")
     p.add_argument("--out-type", choices=("f16", "bf16", "f32", "i32"), default=None)
     p.add_argument("--trans-a", action="store_true", help="A stored as [G, K, M]")
     p.add_argument("--trans-b", action="store_true", help="B stored as [G, N, K]")

@@ -11,17 +11,23 @@ one perf config and prints the rules it breaks (exit 1 if any).
 
 from __future__ import annotations
 
-import sys
-from typing import Sequence
+from accel.tools.interrupts import interruptible_start
 
-from accel.diagnostics import AccelError
-from accel.dialect.ops import ACCUMULATOR, GemmShape
-from accel.dialect.perf_config import PerfConfig
-from accel.target.database import ARCHES, get_arch
-from accel.tools.cli_common import ArgumentParser, run_cli
-from accel.tuning.selection import select
-from accel.tuning.validity import check_config
+PROG = "accel-select"
 
+# The imports below (the MLIR bindings, numpy) take ~0.4 s: a Ctrl-C during them is
+# reported like one during the run.
+with interruptible_start(PROG):
+    import sys
+    from typing import Sequence
+
+    from accel.diagnostics import AccelError
+    from accel.dialect.ops import ACCUMULATOR, GemmShape
+    from accel.dialect.perf_config import PerfConfig
+    from accel.target.database import ARCHES, get_arch
+    from accel.tools.cli_common import ArgumentParser, run_cli
+    from accel.tuning.selection import select
+    from accel.tuning.validity import check_config
 
 def _parser() -> ArgumentParser:
     p = ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
@@ -30,7 +36,9 @@ def _parser() -> ArgumentParser:
     p.add_argument("-m", type=int, required=True)
     p.add_argument("-n", type=int, required=True)
     p.add_argument("-k", type=int, required=True)
-    p.add_argument("-t", "--type", dest="in_type", default="f16", help="input element type")
+    p.add_argument("-t", "--type", dest="in_type", default="f16",
+                   help="element type of A, and of B unless --b-type")
+    p.add_argument("--b-type", help="element type of B where it differs from A's (fp8 x bf8)")
     p.add_argument("--out-type", help="output element type (default: the accumulator type)")
     p.add_argument("--cu-count", type=int, help="CUs of the part (default: the arch's part)")
     p.add_argument("--top", type=int, default=10, help="ranked candidates to show (0 = all)")
@@ -39,8 +47,6 @@ def _parser() -> ArgumentParser:
     p.add_argument("--check", metavar="PERF_CONFIG", help="validate this perf config instead")
     return p
 
-
-PROG = "accel-select"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,13 +61,14 @@ def _main(argv: Sequence[str] | None) -> int:
     shape = GemmShape(args.g, args.m, args.n, args.k)
     out_type = args.out_type or ACCUMULATOR.get(args.in_type, "f32")
     if args.check:
-        errors = check_config(arch, args.in_type, shape, PerfConfig.parse(args.check, arch.mma_kind))
+        config = PerfConfig.parse(args.check, arch.mma_kind)
+        errors = check_config(arch, args.in_type, shape, config, args.b_type)
         for e in errors:
             print(e)
         if not errors:
             print(f"{args.check}: valid")
         return 1 if errors else 0
-    sel = select(arch, args.in_type, out_type, shape)
+    sel = select(arch, args.in_type, out_type, shape, b_type=args.b_type)
     if args.json:
         print(sel.to_json(top=args.top or None))
     else:

@@ -14,12 +14,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence
 
-from accel.bindings import ir
 from accel.diagnostics import AccelError, mlir_error
+from accel.tools import interrupts
+from accel.tools.output_set import write_output_set
 
 STDIN_NAME = "<stdin>"
 # The buffer name MLIR's Python parser gives every location.
@@ -56,11 +56,8 @@ def read_input(path: str) -> tuple[str, str]:
 
 
 def write_output_atomic(path: str, data: str | bytes) -> None:
-    """Write `data` to `path` ("-" = stdout) so that no reader ever sees a partial file.
-
-    The data goes to a temporary file in the same directory, which is then renamed
-    over `path` (atomic on POSIX); on failure the temporary file is removed.
-    """
+    """Write `data` to `path` ("-" = stdout) so that no reader ever sees a partial file
+    and a failure leaves the previous file (output_set.write_output_set)."""
     if path == "-":
         if isinstance(data, bytes):
             sys.stdout.buffer.write(data)
@@ -69,61 +66,24 @@ def write_output_atomic(path: str, data: str | bytes) -> None:
             sys.stdout.write(data)
             sys.stdout.flush()
         return
-    write_outputs_atomic([(path, data)])
-
-
-def write_outputs_atomic(files: Sequence[tuple[str, str | bytes]]) -> None:
-    """Write several files all or nothing: each is staged in a temporary file beside it,
-    and only when all are staged are they renamed into place, so a failure leaves every
-    previous file as it was."""
-    staged: list[tuple[str, str]] = []
-    try:
-        for path, data in files:
-            staged.append((_stage(path, data), path))
-        while staged:
-            tmp, path = staged[0]
-            try:
-                os.replace(tmp, path)
-            except OSError as e:
-                raise AccelError(f"cannot write output file '{path}': {e.strerror}") from None
-            staged.pop(0)
-    finally:
-        for tmp, _ in staged:
-            _remove_quietly(tmp)
-
-
-def _stage(path: str, data: str | bytes) -> str:
-    """A temporary file in `path`'s directory holding `data`."""
-    if os.path.isdir(path):  # found now, not when some files are already renamed
+    directory, name = os.path.split(path)
+    if not name:
         raise AccelError(f"cannot write output file '{path}': Is a directory")
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = "wb" if isinstance(data, bytes) else "w"
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                   dir=directory)
-    except OSError as e:
-        raise AccelError(f"cannot write output file '{path}': {e.strerror}") from None
-    try:
-        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
-            f.write(data)
-        # mkstemp creates the file 0600; give it the mode a plain open() would have.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-    except OSError as e:
-        _remove_quietly(tmp)
-        raise AccelError(f"cannot write output file '{path}': {e.strerror}") from None
-    except BaseException:
-        _remove_quietly(tmp)
-        raise
-    return tmp
+    if directory and not os.path.isdir(directory):
+        raise AccelError(f"cannot write output file '{path}': No such file or directory")
+    write_output_set(directory, [(name, data)])
 
 
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+class _NoMlirError(Exception):
+    """Stands for ir.MLIRError while the bindings are not loaded: nothing raises it."""
+
+
+def mlir_error_type() -> type[Exception]:
+    """ir.MLIRError once the bindings are loaded. Until then no MLIR error can have been
+    raised, and asking for the class must not load them: `--help` and a bad flag answer
+    without the ~0.25 s import (test_batch.py checks sys.modules)."""
+    bindings = sys.modules.get("accel.bindings")
+    return bindings.ir.MLIRError if bindings is not None else _NoMlirError
 
 
 def in_file(location, display_name: str):
@@ -144,7 +104,7 @@ def errors_in(display_name: str) -> Iterator[None]:
     """Report AccelErrors (and MLIRErrors) raised inside at positions in `display_name`."""
     try:
         yield
-    except ir.MLIRError as e:
+    except mlir_error_type() as e:
         err = mlir_error(e)
         err.location = in_file(err.location, display_name)
         raise err from None
@@ -159,23 +119,34 @@ def run_cli(main_fn: Callable[[Sequence[str] | None], int], argv: Sequence[str] 
     """Run `main_fn(argv)` and return its exit code; errors become one line on stderr.
 
     An AccelError prints `file:line:col: error: message` (or `prog: error: message`
-    when its location names no position) and gives 1; Ctrl-C gives 130; a closed stdout pipe
+    when its location names no position) and gives 1; Ctrl-C gives `prog: interrupted`
+    and 130, SIGTERM/SIGHUP `prog: terminated by ...` and 128 + the signal (see
+    interrupts); running out of memory is an error too; a closed stdout pipe
     (`tool | head`) ends quietly with 1.
     """
     try:
-        return main_fn(argv)
+        with interrupts.signals_as_exceptions():
+            return main_fn(argv)
     except AccelError as e:
         print(e.render() if e.file_line_col() is not None else f"{prog}: {e.render()}",
               file=sys.stderr)
         return 1
-    except ir.MLIRError as e:
+    except mlir_error_type() as e:
         err = mlir_error(e)
         print(err.render() if err.file_line_col() is not None else f"{prog}: {err.render()}",
               file=sys.stderr)
         return 1
+    except interrupts.Interrupted as e:
+        print(f"{prog}: {e.describe()}", file=sys.stderr)
+        return e.exit_code
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except MemoryError as e:
+        # numpy says how much it could not allocate ("Unable to allocate 2.00 GiB for an
+        # array with shape ..."); a bare MemoryError says nothing.
+        print(f"{prog}: error: out of memory{': ' + str(e) if str(e) else ''}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
         devnull = os.open(os.devnull, os.O_WRONLY)

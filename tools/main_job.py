@@ -14,17 +14,24 @@ Exit status 1 if any simulated GEMM is wrong.
 
 from __future__ import annotations
 
-import os
-import sys
-import time
-from dataclasses import dataclass
-from typing import Sequence
+from accel.tools.interrupts import interruptible_start
 
-from accel.api import compile_gemm
-from accel.check import check_gemm
-from accel.target.database import ARCHES
-from accel.tools.accel_compile import write_result
-from accel.tools.cli_common import run_cli
+PROG = "accel-main-job"
+
+# The imports below (the MLIR bindings, numpy) take ~0.4 s: a Ctrl-C during them is
+# reported like one during the run.
+with interruptible_start(PROG):
+    import os
+    import sys
+    import time
+    from dataclasses import dataclass
+    from typing import Sequence
+
+    from accel.api import compile_gemm
+    from accel.check import check_gemm
+    from accel.target.database import ARCHES
+    from accel.tools.accel_compile import write_result
+    from accel.tools.cli_common import run_cli
 
 SEED_CONFIG = "v3:32,32,8,16,16,8,1,2,2,1,1"
 

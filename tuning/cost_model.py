@@ -1,8 +1,11 @@
 """Estimated run time of a GEMM under a perf config: the score the selector ranks by.
 
 Workgroups are dispatched to "units": a CU on CDNA3; on RDNA a workgroup processor
-(WGP, two CUs sharing LDS), since gfx10+ code runs in WGP mode unless built with
-cumode, and one workgroup's waves then spread over the WGP's four SIMDs.
+(WGP, two CUs sharing LDS): accel's code objects run in WGP mode
+(`.workgroup_processor_mode 1`), where one workgroup's waves spread over the WGP's
+four SIMDs. Seed 000's W7900 measurement agrees: 128x128x32 ran 1.26x faster than
+64x64x64 on 1536x1536x1024, i.e. 144 against 576 workgroups, 3 against 12 rounds on 48
+WGPs (the model: 1.29x) but 1.5 against 6 on 96 CUs (a CU model: 0.9-1.07x).
 
 The model, in clock cycles of the busiest unit:
 
@@ -17,21 +20,32 @@ The model, in clock cycles of the busiest unit:
                 LDS      r * (A and B tile writes + every wave's fragment reads,
                          gfx1100 reads each operand twice: lanes 16-31 repeat 0-15)
                          / LDS bytes per clock
-                global   r * (mPB + nPB)*kPB*bytes / bytes per clock one unit can pull
-                latency  one global-load latency, which the round's work must cover
-              the step costs the largest of these (they overlap) plus a barrier
-              stall that the other r-1 resident tiles hide: BARRIER / r. A round
-              also pays one lone tile's step to fill and drain the pipeline: the
-              first load and the last MMAs overlap nothing.
+                global   r * the k-tile's fetched bytes (whole 128-byte lines of
+                         row-major A and B rows, `fetched_bytes`) / bytes per clock one
+                         unit pulls from L2
+                latency  (load latency + that transfer) / pipeline depth: a k-tile's
+                         loads are issued `pipeline_depth` k-tiles ahead of use, so
+                         the work of that many k-steps must cover them
+              the step costs the largest of these (they overlap) plus r * SYNC: each
+              tile's per-k-tile barriers and LDS store -> read latency, which the
+              other resident tiles do not hide (they issue on the same SIMDs).
+              A round also pays one load latency to fill the pipeline.
   epilogue    r * mPB*nPB*out bytes / per-unit bandwidth per round.
-  chip-wide   every workgroup's operand and C traffic over the chip's effective
-              operand bandwidth (L2 and Infinity Cache absorb the re-reads of A
-              and B, so this is a multiple of DRAM bandwidth, calibrated below).
+  chip-wide   the larger of: every workgroup's operand and C traffic over the chip's
+              cache bandwidth (L2 and Infinity Cache absorb the re-reads), and A, B
+              and C once over DRAM bandwidth (what bounds decode: no B byte is reused).
 
 Arithmetic intensity enters through the LDS and global terms, padding waste through
 the padded tile sizes (padded rows and columns cost full MMA issue and traffic),
 MMA efficiency through MFMA_16_EFFICIENCY. The score is the larger of the busiest
-unit's time and the chip-wide traffic time, in microseconds at the part's clock.
+unit's time and the chip-wide time, in microseconds at the part's clock.
+
+Calibration: datasheet rates and bandwidths; on gfx1100 the load latency and SYNC
+reproduce seed 000's seven measured W7900 rates within 17% (test_selection.py) and its
+measured tile orders; gfx1201 takes gfx1100's latencies in nanoseconds at its clock;
+gfx942's were chosen over a grid on the fit half of origami's table
+(benchmarks/bench_selection.py: the agreement with origami, fit and held-out halves).
+The model reads no table at run time.
 """
 
 from __future__ import annotations
@@ -56,19 +70,16 @@ class CostParams:
     max_waves_per_simd: int
     chip_bytes_per_clock: float          # effective operand bandwidth of the whole chip
     cu_bytes_per_clock: float            # what one CU alone can pull from L2
+    dram_bytes_per_clock: float          # DRAM bandwidth: every operand byte crosses it once
     lds_bytes_per_clock: int             # per CU
+    load_latency: int                    # clocks from a global load's issue to its data
+    sync_clocks: int                     # per k-tile: barriers, LDS store -> read latency
     source: str
 
     def units(self, arch: ArchInfo) -> int:
         return max(1, arch.cu_count // self.cus_per_unit)
 
 
-# A global load that hits L2/MALL takes several hundred cycles on CDNA3 and RDNA3;
-# a k-step whose work is shorter than this leaves the CU waiting.
-LOAD_LATENCY = 900
-# Cycles a workgroup loses at each k-step's barrier: an LDS store's latency, the
-# barrier, the first LDS read's latency (~100 cycles each). An assumption, not measured.
-BARRIER = 256
 # 16x16 MFMAs peak at the same FLOP rate as 32x32 (CDNA3 ISA: 8 vs 16 passes for
 # half the work) but need twice the instructions and LDS reads per FLOP; assumed 10%
 # slower sustained. WMMA has one tile, so no factor there.
@@ -83,6 +94,10 @@ COST_PARAMS: dict[str, CostParams] = {
         simds_per_cu=4, vgprs_per_simd_lane=512, max_waves_per_simd=8,
         # 5.3 TB/s HBM3 x 2.6 (the cache factor calibrated on gfx1100) at 2.1 GHz.
         chip_bytes_per_clock=6560.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
+        dram_bytes_per_clock=2524.0,  # 5.3 TB/s HBM3
+        # ~570 ns to L2/MALL and back; over 800-2000 x 100-500 on origami's fit half the
+        # agreement is flat (61-67% within 5%), these sit in the middle.
+        load_latency=1200, sync_clocks=500,
         source="MI300X data sheet; CDNA3 ISA (4 SIMDs, 512 VGPR+AGPR per lane); "
                "bandwidth scaled from the gfx1100 calibration"),
     "gfx1100": CostParams(
@@ -94,18 +109,48 @@ COST_PARAMS: dict[str, CostParams] = {
         # 1536x1536x1024, which this model reproduces with ~912 B/clock (2.3 TB/s,
         # 2.6x the 864 GB/s DRAM: the Infinity Cache serves the re-reads).
         chip_bytes_per_clock=912.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
+        dram_bytes_per_clock=346.0,  # 864 GB/s GDDR6
+        # ~740 ns and ~160 ns: with these the model gives 128x128x32 0.93-1.17x the seven
+        # rates seed 000 measured (4096^3 88.6 TF ... 1024x50257x512 72.2 TF).
+        load_latency=1850, sync_clocks=400,
         source="Radeon PRO W7900 specs; RDNA3 ISA (2 SIMD32 per CU, 1536 VGPRs per "
                "lane); chip bandwidth calibrated to seed 000"),
     "gfx1201": CostParams(
         clock_ghz=2.97, cus_per_unit=2,
         # RX 9070 XT: 195 TF f16 dense, 389 TOPS i8/fp8 dense, 64 CUs at 2.97 GHz.
-        mma_flops_per_clock={"f16": 1024, "bf16": 1024, "i8": 2048, "f8E4M3FN": 2048},
+        mma_flops_per_clock={"f16": 1024, "bf16": 1024, "i8": 2048},
         simds_per_cu=2, vgprs_per_simd_lane=1536, max_waves_per_simd=16,
         # 640 GB/s GDDR6 x 2.6 (the gfx1100 cache factor) at 2.97 GHz.
         chip_bytes_per_clock=560.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
+        dram_bytes_per_clock=215.0,  # 640 GB/s GDDR6
+        # gfx1100's ~740 ns and ~160 ns at 2.97 GHz (no measurement of this part).
+        load_latency=2200, sync_clocks=480,
         source="RX 9070 XT specs; RDNA4 like RDNA3 per CU; bandwidth scaled from the "
                "gfx1100 calibration"),
 }
+
+
+# fp8 MMA rate per CU per clock, every pairing alike (the i8 rate on both chips): MI300X
+# 2614.9 TF fp8 dense / (304 CUs x 2.1 GHz) = 4096; RX 9070 XT 389 TF fp8 dense / (64 CUs
+# x 2.97 GHz) = 2048. AMD's Matrix Instruction Calculator agrees: 4096 FLOPs/CU/cycle for
+# v_mfma_f32_*_fp8_fp8, 4096 FLOPs/WGP/cycle for v_wmma_f32_16x16x16_fp8_fp8.
+FP8_MMA_FLOPS_PER_CLOCK = {"gfx942": (4096, ("f8E4M3FNUZ", "f8E5M2FNUZ")),
+                           "gfx1201": (2048, ("f8E4M3FN", "f8E5M2"))}
+for _arch, (_rate, _types) in FP8_MMA_FLOPS_PER_CLOCK.items():
+    COST_PARAMS[_arch].mma_flops_per_clock.update(dict.fromkeys(_types, _rate))
+
+
+# Global memory moves whole cache lines (128 bytes in the L2 of CDNA3 and RDNA3/4).
+LINE_BYTES = 128
+
+
+def fetched_bytes(mpb: int, npb: int, kpb: int, eb: int) -> int:
+    """Bytes a k-tile's copy fetches, in whole lines, for row-major A [M, K] (rows of
+    kPerBlock elements) and B [K, N] (rows of nPerBlock): a B tile narrower than a line
+    pays for the whole line (16 f16 columns fetch 128 bytes for 32)."""
+    def row(n: int) -> int:
+        return ceil_div(n * eb, LINE_BYTES) * LINE_BYTES
+    return mpb * row(kpb) + kpb * row(npb)
 
 
 def params_for(arch: ArchInfo) -> CostParams:
@@ -147,6 +192,8 @@ class ConfigTerms:
     mma_rate: float
     simds: int
     num_waves: int
+    depth: int
+    elem_bytes: int
 
 
 def config_terms(arch: ArchInfo, in_type: str, config: PerfConfig, instr: MmaInstr,
@@ -159,10 +206,11 @@ def config_terms(arch: ArchInfo, in_type: str, config: PerfConfig, instr: MmaIns
     return ConfigTerms(
         config=config, instr=instr, params=p, units=p.units(arch), width=width,
         resident_cap=resident_per_unit(arch, p, config, lds, regs),
-        flops=2 * mpb * npb * kpb, global_bytes=(mpb + npb) * kpb * eb,
+        flops=2 * mpb * npb * kpb, global_bytes=fetched_bytes(mpb, npb, kpb, eb),
         lds_traffic=(reads + mpb + npb) * kpb * eb,
         mma_rate=p.mma_flops_per_clock[in_type] * width * mma_efficiency(instr),
-        simds=p.simds_per_cu * width, num_waves=config.num_waves)
+        simds=p.simds_per_cu * width, num_waves=config.num_waves,
+        depth=pipeline_depth(config), elem_bytes=eb)
 
 
 def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
@@ -172,21 +220,38 @@ def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
     return estimate_terms(terms, out_type, shape, geometry(arch, shape, config))
 
 
-# The per-k-step limits, in the order a tie names the bound.
+# The per-k-step limits, in the order a tie names the bound. A breakdown's bound is one
+# of these, "sync" (the per-k-tile barriers outweigh them), "chip-bandwidth" (traffic
+# through the caches) or "dram" (every operand byte once).
 STEP_LIMITS = ("compute", "lds", "global", "latency")
 
 
+def pipeline_depth(config: PerfConfig) -> int:
+    """K-tiles of global loads in flight ahead of the MMAs that consume them.
+
+    codegen/kernel.py issues the loads of k-tile t+1 before the MMAs of tile t (both
+    schedules): one k-tile of the workgroup's own work covers a load's latency. The
+    register estimate (tuning/validity.py) holds this many k-tiles of copy staging."""
+    return 1
+
+
 def _step_terms(t: ConfigTerms, r: int) -> tuple[float, float, float, float]:
-    """Clocks of one k-step's work for r concurrent tiles on one unit, by STEP_LIMITS."""
+    """Clocks of one k-step of r concurrent tiles on one unit, by STEP_LIMITS: the
+    unit's shared MMA, LDS and L2 pipes, and the load latency that the pipeline and
+    the other resident tiles' work must cover."""
     p = t.params
+    transfer = r * t.global_bytes / (p.cu_bytes_per_clock * t.width)
     return (r * t.flops / (t.mma_rate * min(1.0, r * t.num_waves / t.simds)),
             r * t.lds_traffic / (p.lds_bytes_per_clock * t.width),
-            r * t.global_bytes / (p.cu_bytes_per_clock * t.width),
-            float(LOAD_LATENCY))
+            transfer,
+            # A k-tile's loads land a latency after issue plus their transfer time.
+            (p.load_latency + transfer) / t.depth)
 
 
-def _clocks(t: ConfigTerms, out_type: str, launch: Launch) -> tuple[float, float, int, int]:
-    """(busiest unit's clocks, chip-wide traffic clocks, tiles per unit, resident)."""
+def _clocks(t: ConfigTerms, out_type: str,
+            launch: Launch) -> tuple[float, float, int, int, bool]:
+    """(busiest unit's clocks, chip-wide traffic clocks, tiles per unit, resident, is
+    DRAM (not the caches) the chip-wide bound)."""
     p, config = t.params, t.config
     pk = launch.padded[2]
     grid = launch.grid_size
@@ -194,23 +259,29 @@ def _clocks(t: ConfigTerms, out_type: str, launch: Launch) -> tuple[float, float
     per_unit = ceil_div(grid, t.units)
     resident = min(per_unit, t.resident_cap)
     steps = pk // config.k_per_block
-    fill_drain = max(_step_terms(t, 1))
     unit_rate = p.cu_bytes_per_clock * t.width
 
     def round_time(r: int) -> float:
-        step = max(_step_terms(t, r)) + BARRIER / r
-        return steps * step + fill_drain + r * tile_out / unit_rate
+        step = max(_step_terms(t, r)) + r * p.sync_clocks
+        # The first k-tile's loads overlap nothing: one latency to fill the pipeline.
+        return steps * step + p.load_latency + r * tile_out / unit_rate
 
     t_unit = (per_unit // resident) * round_time(resident)
     if per_unit % resident:  # the last round runs fewer tiles, so it is shorter
         t_unit += round_time(per_unit % resident)
-    t_chip = grid * (steps * t.global_bytes + tile_out) / p.chip_bytes_per_clock
-    return t_unit, t_chip, per_unit, resident
+    # Chip-wide: every workgroup's operand and C traffic through the caches, and A, B
+    # and C once through DRAM (what bounds decode, where no tile reuses a B byte).
+    pm, pn, _ = launch.padded
+    g = launch.grid[2]
+    once = g * ((pm + pn) * pk * t.elem_bytes + pm * pn * ELEMENT_BYTES[out_type])
+    t_cache = grid * (steps * t.global_bytes + tile_out) / p.chip_bytes_per_clock
+    t_dram = once / p.dram_bytes_per_clock
+    return t_unit, max(t_cache, t_dram), per_unit, resident, t_dram > t_cache
 
 
 def estimate_us(t: ConfigTerms, out_type: str, launch: Launch) -> float:
     """The score alone (what the selector ranks by), without `estimate_terms`' breakdown."""
-    t_unit, t_chip, _, _ = _clocks(t, out_type, launch)
+    t_unit, t_chip, _, _, _ = _clocks(t, out_type, launch)
     return max(t_unit, t_chip) / (t.params.clock_ghz * 1e3)
 
 
@@ -218,11 +289,17 @@ def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
                    launch: Launch) -> tuple[float, dict]:
     """`estimate` from a candidate's precomputed terms and its launch on `shape`."""
     p = t.params
-    t_unit, t_chip, per_unit, resident = _clocks(t, out_type, launch)
+    t_unit, t_chip, per_unit, resident, dram = _clocks(t, out_type, launch)
     pm, pn, pk = launch.padded
     grid = launch.grid_size
     terms = _step_terms(t, resident)
-    bound = "chip-bandwidth" if t_chip > t_unit else STEP_LIMITS[terms.index(max(terms))]
+    sync = resident * p.sync_clocks
+    if t_chip > t_unit:
+        bound = "dram" if dram else "chip-bandwidth"
+    elif sync > max(terms):
+        bound = "sync"
+    else:
+        bound = STEP_LIMITS[terms.index(max(terms))]
     breakdown = {
         "grid": grid,
         "tiles_per_unit": per_unit,
@@ -235,6 +312,9 @@ def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
         "ai_lds": round(t.flops / t.lds_traffic, 2),
         "mma_eff": mma_efficiency(t.instr),
         "bound": bound,
+        # One k-step of a round of `resident` tiles, in clocks: the largest of the first
+        # four plus sync (cost_model's docstring).
+        "step_clocks": {**{k: round(v) for k, v in zip(STEP_LIMITS, terms)}, "sync": sync},
         "unit_us": round(t_unit / (p.clock_ghz * 1e3), 3),
         "chip_us": round(t_chip / (p.clock_ghz * 1e3), 3),
     }

@@ -4,6 +4,11 @@ All come from seed 000 (FlyDSL's RDNA3 WMMA GEMM): Radeon PRO W7900 = gfx1100 wi
 96 CUs, bf16 in and out, CUDA-graph timed against a sweep of every tile of the
 ladder. A fact pins only what was measured: the tile's M and N extents, and kPerBlock
 or the padded N where the measurement names them.
+
+Seed 000's sweep covered its own ladder, not accel's: on gfx1100 it topped out at
+128x128x32 and 64x64x64 (its kernel's registers) and went no deeper than kPerBlock 64.
+A fact says which of *those* tiles is fastest, so the model is held to it over the
+tiles the sweep timed (`in_swept_ladder`); deeper or larger tiles it never measured.
 """
 
 from __future__ import annotations
@@ -14,6 +19,11 @@ from accel.dialect.ops import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.tuning.launch import geometry
 from accel.target.database import ArchInfo
+
+
+# The largest tiles of seed 000's gfx1100 ladder, 128x128x32 and 64x64x64: at most 128
+# a side, 64 deep, and this many MACs per k-tile.
+SWEPT_VOLUME = 128 * 128 * 32
 
 
 @dataclass(frozen=True)
@@ -28,6 +38,12 @@ class MeasuredFact:
     k_per_block: int | None
     padded_n: int | None
     source: str
+
+    def in_swept_ladder(self, config: PerfConfig) -> bool:
+        """Was a tile like this one among those seed 000's sweep timed?"""
+        c = config
+        return (c.k_per_block <= 64 and max(c.m_per_block, c.n_per_block) <= 128 and
+                c.m_per_block * c.n_per_block * c.k_per_block <= SWEPT_VOLUME)
 
     def mismatches(self, arch: ArchInfo, config: PerfConfig) -> list[str]:
         """What in `config` disagrees with the measurement ([] = agrees)."""
@@ -60,12 +76,60 @@ MEASURED_TILES: tuple[MeasuredFact, ...] = (
                  n_per_block=64, k_per_block=64, padded_n=576,
                  source="seed 000: 528x528x1024 23.0 -> 16.8 us, padding N to 576 buys "
                         "the 64-wide tile (64x64x64, 1.38x the narrow 32x16x64)"),
-    MeasuredFact(**_W7900, shape=GemmShape(1, 1536, 1536, 1024), m_per_block=128,
-                 n_per_block=128, k_per_block=32, padded_n=None,
-                 source="seed 000: 128x128x32 measured 1.26x faster than the 64x64x64 "
-                        "its picker chose"),
-    MeasuredFact(**_W7900, shape=GemmShape(1, 333, 4096, 1024), m_per_block=128,
-                 n_per_block=128, k_per_block=32, padded_n=None,
-                 source="seed 000: 128x128x32 measured 1.19x faster than the 64x64x64 "
-                        "its picker chose"),
+)
+
+
+@dataclass(frozen=True)
+class MeasuredOrder:
+    """Two tiles seed 000 timed against each other on one GEMM: `faster` (mPerBlock,
+    nPerBlock, kPerBlock) ran `ratio` times faster than `slower`."""
+    arch: str
+    cu_count: int
+    in_type: str
+    out_type: str
+    shape: GemmShape
+    faster: tuple[int, int, int]
+    slower: tuple[int, int, int]
+    ratio: float
+    source: str
+
+
+MEASURED_ORDERS: tuple[MeasuredOrder, ...] = (
+    MeasuredOrder(**_W7900, shape=GemmShape(1, 1536, 1536, 1024), faster=(128, 128, 32),
+                  slower=(64, 64, 64), ratio=1.26,
+                  source="seed 000: 128x128x32 measured 1.26x faster than the 64x64x64 "
+                         "its picker chose"),
+    MeasuredOrder(**_W7900, shape=GemmShape(1, 333, 4096, 1024), faster=(128, 128, 32),
+                  slower=(64, 64, 64), ratio=1.19,
+                  source="seed 000: 128x128x32 measured 1.19x faster than the 64x64x64 "
+                         "its picker chose"),
+    MeasuredOrder(**_W7900, shape=GemmShape(1, 528, 528, 1024), faster=(64, 64, 64),
+                  slower=(32, 16, 64), ratio=23.0 / 16.8,
+                  source="seed 000: 528x528x1024 23.0 us on 32x16x64, 16.8 us on 64x64x64"),
+)
+
+
+@dataclass(frozen=True)
+class MeasuredRate:
+    """A GEMM seed 000 timed on one tile (mPerBlock, nPerBlock, kPerBlock): `tflops`."""
+    arch: str
+    cu_count: int
+    in_type: str
+    out_type: str
+    shape: GemmShape
+    tile: tuple[int, int, int]
+    tflops: float
+    source: str
+
+
+MEASURED_RATES: tuple[MeasuredRate, ...] = (
+    MeasuredRate(**_W7900, shape=GemmShape(1, 4096, 4096, 4096), tile=(128, 128, 32),
+                 tflops=88.6, source="seed 000: '4096^3 unchanged at 88.6 TF' (its pick, "
+                                     "128x128x32: issue 12)"),
+    MeasuredRate(**_W7900, shape=GemmShape(1, 3402, 4096, 1024), tile=(128, 128, 32),
+                 tflops=83.3, source="seed 000: 3402x4096x1024 83.3 TF on 128x128 (its "
+                                     "ladder's 128x128 is 32 deep)"),
+    MeasuredRate(**_W7900, shape=GemmShape(1, 3402, 2048, 2048), tile=(128, 128, 32),
+                 tflops=86.0, source="seed 000: 3402x2048x2048 86.0 TF, 'the same tile' "
+                                     "as 3402x4096x1024"),
 )

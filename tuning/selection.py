@@ -2,9 +2,9 @@
 
 Candidates (per usable MMA instruction, see validity.usable_instructions):
   mPerBlock, nPerBlock  16, 32, 64, 128, 256 that the instruction tile divides;
-  waves                 1, 2, 4 or 8 per workgroup, split between M and N the way
+  waves                 1, 2, 4, 8 or 16 per workgroup, split between M and N the way
                         that reads the least LDS (squarest per-wave tile);
-  kPerBlock             16, 32, 64 (and 128 for 1-byte types);
+  kPerBlock             16, 32, 64, 128 (and 256 for 1-byte types);
   kpack                 the instruction's per-lane K run, or 16 bytes of elements.
 An operand already in the accel layout fixes mPerBlock/nPerBlock, kpackPerBlock and
 kpack, and only agreeing candidates are made.
@@ -13,36 +13,50 @@ Screens, in order (seed 000's rules):
   validity  `check_config` (the same rules codegen applies);
   padding   the padded output area may exceed the real one by at most 25%; when no
             valid tile manages that, by at most 25% over the least padding any does
-            (so M=1 still gets the narrowest tile);
-  fill      when some admissible tile's grid gives every dispatch unit (a CU; a
-            WGP of two CUs on RDNA, see cost_model) a workgroup, a tile that leaves
-            units idle is dropped.
-The rest are ranked by estimated time (cost_model), ties broken by less LDS, fewer
-registers, the wider MFMA, fewer waves, kpack closest to a 16-byte LDS read, then
-the config text: deterministic.
+            (so M=1 still gets the narrowest tile).
+How many dispatch units a grid fills is the cost model's business (wave quantization,
+resident tiles): a tile that leaves units idle can still be the fastest (gfx942
+512^3: 16x64x128, 256 workgroups on 304 CUs, each bound by its k-tiles' load latency,
+4.45 us; 16x32x128 gives every CU work but two tiles to some, 6.0 us).
+The rest are ranked by estimated time (cost_model) in steps of TIE (estimates closer
+than that are a tie: the model is not that precise), ties broken by fewer global bytes
+fetched in all, less LDS, fewer registers, the wider MFMA, fewer waves, kpack closest to a
+16-byte LDS read, then the config text: deterministic.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass, field
 
+from accel import validate
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile
-from accel.dialect.element_types import ELEMENT_BYTES
-from accel.dialect.ops import OUTPUT_TYPES, GemmShape
+from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
+from accel.dialect.ops import OUTPUT_TYPES, GemmShape, element_type_error
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model
 from accel.tuning.launch import Launch, geometry
 from accel.tuning.validity import (check_config, grid_errors, k_base, lds_bytes,
                                    operand_size_errors, register_estimate,
-                                   usable_instructions)
+                                   selection_arguments, usable_instructions)
 
 TILE_LADDER = (16, 32, 64, 128, 256)
-WAVE_COUNTS = (1, 2, 4, 8)
+WAVE_COUNTS = (1, 2, 4, 8, 16)
+K_LADDER = (16, 32, 64, 128)
 PAD_LIMIT = 1.25
+# Estimates within 0.5% of each other rank by traffic instead: decode (1x4096x4096 on
+# gfx942) scores 16x16x128 and 16x64x128 31.36 and 31.38 us, and the 16-wide tile
+# fetches 4x the bytes.
+TIE = 0.005
+
+
+def tie_bucket(us: float) -> int:
+    """Estimates in one bucket rank as equal (see TIE)."""
+    return math.floor(math.log(us) / math.log(1 + TIE))
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,7 @@ class Selection:
     # the first; `ranked` makes every candidate's breakdown when someone asks for it.
     scored: list[tuple[Prepared, Launch]]
     rejected: list[tuple[PerfConfig, list[str]]] = field(default_factory=list)
+    b_type: str | None = None    # B's element type where it differs from A's (fp8)
 
     @property
     def best(self) -> PerfConfig:
@@ -90,7 +105,9 @@ class Selection:
 
     def explain(self, top: int | None = 10, show_rejected: bool = True) -> str:
         s = self.shape
-        lines = [f"{self.arch.name} ({self.arch.cu_count} CUs) {self.in_type} -> {self.out_type}  "
+        types = self.in_type if self.b_type in (None, self.in_type) else \
+            f"{self.in_type} x {self.b_type}"
+        lines = [f"{self.arch.name} ({self.arch.cu_count} CUs) {types} -> {self.out_type}  "
                  f"G={s.g} M={s.m} N={s.n} K={s.k}: {len(self.ranked)} ranked, "
                  f"{len(self.rejected)} rejected",
                  f"{'rank':>4}  {'est us':>9}  {'tile':<12} {'mma':<6} {'thr':>4} {'grid':>7} "
@@ -115,7 +132,8 @@ class Selection:
         ranked = self.ranked[:top] if top else self.ranked
         return json.dumps({
             "arch": self.arch.name, "cu_count": self.arch.cu_count,
-            "in_type": self.in_type, "out_type": self.out_type,
+            "in_type": self.in_type, "b_type": self.b_type or self.in_type,
+            "out_type": self.out_type,
             "shape": {"g": self.shape.g, "m": self.shape.m, "n": self.shape.n, "k": self.shape.k},
             "best": str(self.best),
             "ranked": [{"perf_config": str(c.config), "score_us": c.score, **c.breakdown}
@@ -144,8 +162,9 @@ def _kpack_choices(instr: MmaInstr, in_type: str) -> tuple[int, ...]:
 
 
 @functools.lru_cache(maxsize=64)
-def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: AccelTile | None,
-            schedule_version: int) -> tuple[tuple[Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
+def _ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None,
+            fixed_b: AccelTile | None, schedule_version: int
+            ) -> tuple[tuple[Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
     """Shape-independent part: the candidates and the ones the arch rules out, cached."""
     fixed = [t for t in (fixed_a, fixed_b) if t is not None]
     if fixed and any((t.kpack_per_block, t.kpack) != (fixed[0].kpack_per_block, fixed[0].kpack)
@@ -156,13 +175,13 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
     probe = GemmShape(1, 1, 1, 1)
     good: list[Prepared] = []
     bad: list[tuple[PerfConfig, tuple[str, ...]]] = []
-    for instr in usable_instructions(arch, in_type):
+    for instr in usable_instructions(arch, in_type, b_type):
         mn = instr.m
         if fixed:
             k_options = [(fixed[0].kpack_per_block, fixed[0].kpack)]
         else:
             k_options = [(kpb // kp, kp)
-                         for kpb in (16, 32, 64) + ((128,) if eb == 1 else ())
+                         for kpb in K_LADDER + ((2 * K_LADDER[-1],) if eb == 1 else ())
                          for kp in _kpack_choices(instr, in_type) if kpb % kp == 0]
         m_tiles = (fixed_a.d_per_block,) if fixed_a else TILE_LADDER
         n_tiles = (fixed_b.d_per_block,) if fixed_b else TILE_LADDER
@@ -178,7 +197,7 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
                                          kpack_per_block=kpack_pb, m_per_wave=mpb // wm,
                                          n_per_wave=npb // wn, mn_per_xdl=mn, kpack=kpack,
                                          schedule_version=schedule_version)
-                        errors = check_config(arch, in_type, probe, cfg)
+                        errors = check_config(arch, in_type, probe, cfg, b_type)
                         if errors:
                             bad.append((cfg, tuple(errors)))
                         else:
@@ -192,17 +211,26 @@ def _ladder(arch: ArchInfo, in_type: str, fixed_a: AccelTile | None, fixed_b: Ac
 
 def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
            fixed_a: AccelTile | None = None, fixed_b: AccelTile | None = None,
-           double_buffer_default: bool = False) -> Selection:
+           double_buffer_default: bool = False, b_type: str | None = None) -> Selection:
     """Rank every admissible config for this GEMM; `.best` is the choice.
 
-    `fixed_a` / `fixed_b`: the blocking of an operand already in the accel layout.
-    `double_buffer_default`: make candidates with the double-buffered schedule (2).
-    Raises AccelError when no config is valid.
+    `in_type` is A's element type, `b_type` B's (default: the same; two fp8 formats
+    may differ). `fixed_a` / `fixed_b`: the blocking of an operand already in the accel
+    layout. `double_buffer_default`: make candidates with the double-buffered schedule
+    (2). Raises AccelError when no config is valid.
     """
-    if not arch.supports(in_type) or in_type not in ELEMENT_BYTES:
-        raise AccelError(f"element type {in_type} has no MMA instruction on {arch.name}")
+    arch, in_type, out_type, shape = selection_arguments(arch, in_type, out_type, shape)
+    for name, tile in (("fixed_a", fixed_a), ("fixed_b", fixed_b)):
+        validate.instance(name, tile, (AccelTile, type(None)), "an AccelTile or None")
+    double_buffer_default = validate.boolean("double_buffer_default", double_buffer_default)
+    b_type = in_type if b_type is None else validate.string("b_type", b_type)
+    if not arch.supports(in_type, b_type) or in_type not in ELEMENT_BYTES:
+        why = element_type_error(arch, in_type, b_type) if is_fp8(in_type) or is_fp8(b_type) \
+            else f"element type {validate.clipped(in_type)} has no MMA instruction on {arch.name}"
+        raise AccelError(why or f"{in_type} x {b_type} has no MMA instruction on {arch.name}")
     if out_type not in OUTPUT_TYPES.get(in_type, ()):
-        raise AccelError(f"output type {out_type} is not supported for {in_type} inputs "
+        raise AccelError(f"output type {validate.clipped(out_type)} is not supported for "
+                         f"{in_type} inputs "
                          f"(expected one of {', '.join(OUTPUT_TYPES.get(in_type, ()))})")
     if min(shape.g, shape.m, shape.n, shape.k) < 1:
         raise AccelError(f"GEMM extents must be positive, got G={shape.g} M={shape.m} "
@@ -211,7 +239,8 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
     if too_large:
         raise AccelError(f"no perf config can serve G={shape.g} M={shape.m} N={shape.n} "
                          f"K={shape.k}: {too_large[0]}")
-    good, bad = _ladder(arch, in_type, fixed_a, fixed_b, 2 if double_buffer_default else 1)
+    good, bad = _ladder(arch, in_type, b_type, fixed_a, fixed_b,
+                        2 if double_buffer_default else 1)
     rejected: list[tuple[PerfConfig, list[str]]] = [(c, list(r)) for c, r in bad]
 
     valid: list[tuple[Prepared, object]] = []
@@ -241,25 +270,25 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
         else:
             admissible.append((p, lc))
 
-    params = cost_model.params_for(arch)
-    units = params.units(arch)
-    unit_name = "WGPs" if params.cus_per_unit == 2 else "CUs"
-    if any(lc.grid_size >= units for _, lc in admissible):
-        kept = []
-        for p, lc in admissible:
-            if lc.grid_size < units:
-                rejected.append((p.config, [f"fill: {lc.grid_size} workgroups leave "
-                                            f"{units - lc.grid_size} of {units} {unit_name} idle "
-                                            f"while other tiles fill them all"]))
-            else:
-                kept.append((p, lc))
-        admissible = kept
-
     eb = ELEMENT_BYTES[in_type]
-    scored = sorted(admissible, key=lambda pl: (
-        cost_model.estimate_us(pl[0].terms, out_type, pl[1]), pl[0].lds, pl[0].regs,
-        -pl[0].config.mn_per_xdl, pl[0].terms.num_waves, abs(pl[0].config.kpack * eb - 16),
-        pl[0].text))
+    # kpack variants of a tile have the same terms (ConfigTerms holds no kpack): score
+    # each tile and wave split once, half the ~1000 estimates on gfx942.
+    scores: dict[tuple, float] = {}
+
+    def rank(pl):
+        prep, launch = pl
+        c = prep.config
+        key = (c.m_per_block, c.n_per_block, c.k_per_block, c.m_per_wave, c.n_per_wave,
+               c.mn_per_xdl, prep.lds, prep.regs)
+        us = scores.get(key)
+        if us is None:
+            us = scores[key] = cost_model.estimate_us(prep.terms, out_type, launch)
+        traffic = prep.terms.global_bytes * launch.grid_size * launch.padded[2]
+        return (tie_bucket(us), traffic // prep.config.k_per_block,
+                prep.lds, prep.regs, -prep.config.mn_per_xdl, prep.terms.num_waves,
+                abs(prep.config.kpack * eb - 16), prep.text)
+
+    scored = sorted(admissible, key=rank)
     return Selection(arch=arch, in_type=in_type, out_type=out_type, shape=shape,
-                     scored=scored, rejected=rejected)
+                     scored=scored, rejected=rejected, b_type=b_type)
 

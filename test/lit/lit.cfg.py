@@ -1,7 +1,9 @@
 # lit configuration for accel's FileCheck tests.  Run: lit -sv test/lit
+import atexit
 import os
 import shutil
 import sys
+import tempfile
 
 import lit.formats
 
@@ -27,3 +29,8 @@ config.substitutions.append(("FileCheck", filecheck or "filecheck"))
 for var in ("HOME", "XDG_CACHE_HOME", "ROCM_PATH"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+# accel-compile's kernel cache: one of the run's own, never the user's.
+_kernel_cache = tempfile.mkdtemp(prefix="accel-lit-cache-")
+atexit.register(shutil.rmtree, _kernel_cache, ignore_errors=True)
+config.environment["ACCEL_CACHE_DIR"] = _kernel_cache

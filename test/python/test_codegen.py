@@ -20,6 +20,7 @@ from accel.dialect.ops import BIAS_EPILOGUES, GemmOp, GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.passes.gemm_to_gpu import lower_gemms
+from accel.passes.plan_kernel import PlanKernel
 from accel.sim import run_kernel
 from accel.target.database import get_arch
 from accel.tuning.validity import check_config
@@ -27,6 +28,12 @@ from accel.tuning.validity import check_config
 GUARD = 64
 SENTINEL = {"f32": 12345.0, "f16": 1234.0, "bf16": 1232.0, "i32": 123456789}
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
+
+
+def plan_and_lower(module):
+    """accel-plan-kernel then accel-gemm-to-gpu; the kernels."""
+    PlanKernel().run(module)
+    return lower_gemms(module)
 
 
 def config(text: str) -> PerfConfig:
@@ -84,7 +91,7 @@ def run_gemm(arch, in_t, out_t, g, m, n, k, a_layout="row", b_layout="row", cfg=
     ctx, module = gemm_module(arch, in_t, out_t, g, m, n, k, a_layout, b_layout, cfg, accumulate,
                               c_layout, epilogue, bias_shape)
     with ctx:
-        (kernel,) = lower_gemms(module)
+        (kernel,) = plan_and_lower(module)
     rng = np.random.default_rng(seed)
     a = random_operand(rng, in_t, (g, m, k))
     b = random_operand(rng, in_t, (g, k, n))
@@ -248,14 +255,14 @@ def test_missing_perf_config_is_a_diagnostic():
         op = [o for o in module.body.operations[0].regions[0].blocks[0].operations][0]
         del op.attributes["perf_config"]
         with pytest.raises(AccelError, match="no perf_config"):
-            lower_gemms(module)
+            plan_and_lower(module)
 
 
 def test_invalid_config_is_refused():
     bad = PerfConfig.parse("v4:32,32,4,32,32,32,8,2,1,2,0,0,1,1")  # split-K 2
     ctx, module = gemm_module("gfx942", "f16", "f32", 1, 32, 32, 32, "row", "row", bad)
     with ctx, pytest.raises(AccelError, match="split"):
-        lower_gemms(module)
+        plan_and_lower(module)
 
 
 def test_kernel_is_a_loop_not_an_unrolled_tile():
@@ -264,7 +271,7 @@ def test_kernel_is_a_loop_not_an_unrolled_tile():
     cfg = wave_config("gfx942", "f16", 256, 256, 4, 8, mn=32)
     ctx, module = gemm_module("gfx942", "f16", "f16", 1, 4096, 4096, 4096, "row", "row", cfg)
     with ctx:
-        (kernel,) = lower_gemms(module)
+        (kernel,) = plan_and_lower(module)
     text = kernel.module_text()
     reps_m, reps_n = kernel.reps
     sup = kernel.mma.super_step(cfg.k_per_block, cfg.kpack, 16)   # k-steps per LDS read
@@ -300,13 +307,16 @@ def layouts_d_row(arch, instr, lane, e):
 
 @pytest.mark.parametrize("arch,in_t,mn", [("gfx942", "f16", 32), ("gfx942", "f16", 16),
                                           ("gfx942", "i8", 32), ("gfx942", "f32", 16),
-                                          ("gfx1100", "f16", 16), ("gfx1201", "i8", 16)])
+                                          ("gfx1100", "f16", 16), ("gfx1201", "i8", 16),
+                                          ("gfx942", "f8E4M3FNUZ", 32),
+                                          ("gfx942", "f8E5M2FNUZ", 16),
+                                          ("gfx1201", "f8E4M3FN", 16)])
 def test_lane_holds_consecutive_columns_of_c(arch, in_t, mn):
     """The B column a lane feeds (sigma) puts accumulator element e of lane l at column
     c_col_base(l) + e of the MMA tile, and sigma is a permutation of the tile's columns."""
     from accel.codegen.builder import Emitter
     from accel.codegen.mma import select_mma
-    mma = select_mma(get_arch(arch), in_t, mn)
+    mma = select_mma(get_arch(arch), in_t, in_t, mn)
     em = Emitter()
     wave = get_arch(arch).wave_size
     sigma = [mma.b_column(em, lane) for lane in range(mma.m)]
@@ -347,7 +357,7 @@ def test_lds_accesses_are_bank_conflict_free(arch, mn, a_layout, b_layout):
     cfg = wave_config(arch, "f16", 64, 128, 4, 8, mn=mn)
     ctx, module = gemm_module(arch, "f16", "f32", 1, 64, 128, 64, a_layout, b_layout, cfg)
     with ctx:
-        (kernel,) = lower_gemms(module)
+        (kernel,) = plan_and_lower(module)
     args = [np.zeros(op.shape, np.float16) for op in (kernel.a, kernel.b)]
     args.append(np.zeros((1, 64, 128), np.float32))
     with ctx:
@@ -448,3 +458,43 @@ def test_accel_c_and_bias_in_compiled_metadata(arch):
         ("C", [2, 2, 3, 2, 32, 8], "accel", 2 * 2 * 3 * 2 * 32 * 8 * 2),
         ("bias", [2, 48], "row", 2 * 48 * 2)]
     assert "v_max" in kernel.assembly
+
+
+# ---- schedules and the perf-config fields that shape the kernel (accel-plan-kernel) ------
+# Large tiles with one LDS buffer (scheduleVersion 1), 256 to 1024 threads.
+SINGLE_BUFFER = {"gfx942": "v4:256,128,8,64,64,32,8,1,1,2,0,0,1,1",
+                 "gfx1100": "v4:256,128,8,32,32,16,8,1,1,2,0,0,1,1",
+                 "gfx1201": "v4:128,128,16,32,32,16,8,1,1,2,0,0,1,1"}
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("a_layout,b_layout", [("row", "row"), ("transposed", "accel")])
+def test_single_buffer_schedule(arch, a_layout, b_layout):
+    cfg = config(SINGLE_BUFFER[arch])
+    ctx, module = gemm_module(arch, "f16", "f32", 1, 300, 200, 200, a_layout, b_layout, cfg)
+    with ctx:
+        (kernel,) = plan_and_lower(module)
+    assert kernel.buffers == 1
+    check(arch, "f16", "f32", 2, 300, 140, 200, a_layout=a_layout, b_layout=b_layout, cfg=cfg)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("in_t,out_t", TYPES)
+def test_grouped_grid_order_and_occupancy(arch, in_t, out_t):
+    """gridGroupSize 3 over 7 M tiles (a partial last group), wavesPerEU 2; K ragged."""
+    kpack = 8 if in_t != "i8" else 16
+    cfg = wave_config(arch, in_t, 32, 32, 4 if in_t != "i8" else 2, kpack).replace(
+        grid_group_size=3, waves_per_eu=2)
+    check(arch, in_t, out_t, 2, 200, 77, 100, cfg=cfg, b_layout="transposed")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_double_buffer_odd_k_tiles(arch):
+    """scheduleVersion 2: two k-tiles per trip of the loop, the last of an odd count
+    after it."""
+    cfg = wave_config(arch, "bf16", 32, 64, 4, 8, sched=2)
+    ctx, module = gemm_module(arch, "bf16", "f32", 1, 40, 70, 5 * 32 - 3, "row", "row", cfg)
+    with ctx:
+        (kernel,) = plan_and_lower(module)
+    assert kernel.buffers == 2 and kernel.k_tiles == 5
+    check(arch, "bf16", "f32", 1, 40, 70, 5 * 32 - 3, cfg=cfg)

@@ -210,6 +210,7 @@ def test_one_shape_with_two_perf_configs_gets_two_kernels():
     from accel.bindings import ir, new_context
     from accel.check import reference
     from accel.passes.gemm_to_gpu import lower_gemms
+    from accel.passes.plan_kernel import PlanKernel
     from accel.sim import run_host
     t = ("memref<1x40x32xf16>", "memref<1x32x48xf16>", "memref<1x40x48xf32>")
     sig = ", ".join(t)
@@ -230,6 +231,7 @@ def test_one_shape_with_two_perf_configs_gets_two_kernels():
     c, d = np.full((1, 40, 48), np.nan, np.float32), np.full((1, 40, 48), np.nan, np.float32)
     with new_context():
         module = ir.Module.parse(text)
+        PlanKernel().run(module)
         kernels = lower_gemms(module)
         assert [k.symbol for k in kernels] == [base, base + "_v1", base]
         run_host(module, "gemm", [a, b, c, d], arch="gfx942")

@@ -17,7 +17,7 @@ from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host
 
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
-REST = "accel-lower-pack, accel-gemm-to-gpu"
+REST = "accel-lower-pack, accel-plan-kernel, accel-gemm-to-gpu"
 
 
 def plain_gemm(arch, g, m, n, k, t, out, trans_a=False, trans_b=False, perf_config=None):

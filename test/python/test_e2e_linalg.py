@@ -18,7 +18,7 @@ ARCHES = ("gfx942", "gfx1100", "gfx1201")
 def compile_linalg(text: str, arch: str) -> ir.Module:
     module = ir.Module.parse(text)
     run_pipeline(module, f"accel-from-linalg{{arch={arch}}}, accel-affix-perf-config, "
-                         "accel-layout, accel-lower-pack, accel-gemm-to-gpu")
+                         "accel-layout, accel-lower-pack, accel-plan-kernel, accel-gemm-to-gpu")
     return module
 
 

@@ -23,7 +23,7 @@ from accel.sim import run_host
 
 INPUTS = Path(__file__).parents[1] / "lit" / "from-migraphx" / "Inputs"
 PIPELINE = ("accel-from-migraphx, accel-affix-perf-config, accel-layout, accel-lower-pack, "
-            "accel-gemm-to-gpu")
+            "accel-plan-kernel, accel-gemm-to-gpu")
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
 SEED_CONFIG = "v3:32,32,8,16,16,8,1,2,2,1,1"
 D_PER_BLOCK, KPACK_PER_BLOCK, KPACK = 32, 8, 8     # the blocking SEED_CONFIG implies
@@ -237,3 +237,35 @@ def test_materialised_operand_copy_runs_on_host():
     result = compare(out, ref, tol)
     assert result.ok, result.describe(out, ref)
 
+
+
+@pytest.mark.parametrize("arch, a_t, b_t, out_t", [
+    ("gfx942", "i8", "i8", "i32"), ("gfx1100", "i8", "i8", "i32"),
+    ("gfx942", "f8E4M3FNUZ", "f8E5M2FNUZ", "f32"), ("gfx942", "f8E5M2FNUZ", "f8E5M2FNUZ", "f32"),
+    ("gfx1201", "f8E5M2", "f8E4M3FN", "f32"), ("gfx1201", "f8E4M3FN", "f8E4M3FN", "f32")])
+def test_quant_dot_runs_on_host(arch, a_t, b_t, out_t):
+    """migraphx.quant_dot with a transposed B and a batch: the host function's GEMM
+    matches the float64 (exact for i8) product of the decoded inputs."""
+    g, m, n, k = 2, 40, 24, 72
+    a_s, b_s, c_s = [g, m, k], [g, n, k], [g, m, n]
+
+    def ty(dims, t, st=None):
+        return f"<{'x'.join(map(str, dims))}x{t}, {'x'.join(map(str, st or strides(dims)))}>"
+    text = (
+        f"func.func @q(%a: !migraphx.shaped{ty(a_s, a_t)}, %b: !migraphx.shaped{ty(b_s, b_t)})"
+        f" -> !migraphx.shaped{ty(c_s, out_t)} attributes {{kernel, arch = \"{arch}\"}} {{\n"
+        f"  %bt = migraphx.transpose %b {{permutation = [0, 2, 1]}} : {ty(b_s, b_t)} -> "
+        f"{ty([g, k, n], b_t, [n * k, 1, k])}\n"
+        f"  %0 = migraphx.quant_dot %a, %bt : {ty(a_s, a_t)}, {ty([g, k, n], b_t, [n * k, 1, k])}"
+        f" -> {ty(c_s, out_t)}\n"
+        f"  return %0 : !migraphx.shaped{ty(c_s, out_t)}\n}}\n")
+    rng = np.random.default_rng(4)
+    a, b = random_operand(rng, a_t, a_s), random_operand(rng, b_t, [g, k, n])
+    b_nk = np.ascontiguousarray(b.transpose(0, 2, 1))
+    with new_context():
+        module = compile_migraphx(text, arch)
+        out = np.full(c_s, np.nan if out_t == "f32" else -7, dtype=np.float32 if out_t == "f32"
+                      else np.int32)
+        run_host(module, "q", [a, b_nk, out], arch=arch)
+    ref, tol = reference(a, b, a_t, out_t)
+    assert compare(out, ref, tol).ok

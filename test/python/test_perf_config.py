@@ -151,5 +151,5 @@ def test_v3_mfma_m_per_wave_must_divide_m_per_block():
 
 
 def test_unknown_mma_kind():
-    with pytest.raises(AccelError, match="unknown MMA kind 'dot'"):
+    with pytest.raises(AccelError, match="mma_kind must be one of mfma, wmma, got 'dot'"):
         PerfConfig.parse("v3:64,64,8,32,16,4,2,3,2,1,1", "dot")

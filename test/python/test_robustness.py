@@ -134,7 +134,7 @@ def small_gemm(**changes):
 
 @pytest.mark.parametrize("changes, message", [
     (dict(arch="gfx90a"), "unknown arch 'gfx90a'"),
-    (dict(arch=None), "unknown arch 'None'"),
+    (dict(arch=None), "arch must be a string, got NoneType"),
     (dict(m=0), "m must be a positive integer"),
     (dict(n=-3), "n must be a positive integer"),
     (dict(k=True), "k must be a positive integer, got True"),
@@ -148,7 +148,7 @@ def small_gemm(**changes):
     (dict(in_type="f32", arch="gfx1201"), "f32 has no MMA instruction on gfx1201"),
     (dict(out_type="i32"), "output type i32 is not supported for f16 inputs"),
     (dict(out_type='f32"'), "output type f32\" is not supported"),
-    (dict(a_layout="transposed"), "A layout must be row or accel"),
+    (dict(a_layout="transposed"), "a_layout must be one of row, accel, got 'transposed'"),
     (dict(b_layout="accel"), "give a perf config"),
     (dict(trans_b=True, b_layout="accel", perf_config=CONFIG), "B cannot be both transposed"),
     (dict(accumulate="no"), "accumulate must be a bool, got 'no'"),
@@ -169,7 +169,7 @@ def test_compile_gemm_takes_numpy_integers():
 
 
 @pytest.mark.parametrize("source, message", [
-    (None, "takes MLIR text or an ir.Module, got NoneType"),
+    (None, "source must be MLIR text or an ir.Module, got NoneType"),
     (b"module {}", "got bytes"),
     ("", "the module has no 'accel.gemm' to compile"),
     ("module {}\ud800", "MLIR text is not valid Unicode"),
@@ -273,7 +273,7 @@ Y = accel.pack(X, accel.AccelTile(4, 2, 2))
     (lambda: accel.AccelTile(4, -2, 1), "kpack_per_block must be a positive integer"),
     (lambda: accel.AccelTile(4, 2, "8"), "kpack must be a positive integer, got '8'"),
     (lambda: accel.AccelTile(4.0, 2, 2), "d_per_block must be a positive integer, got 4.0"),
-    (lambda: accel.pack(X, (4, 2, 2)), "pack takes an AccelTile, got tuple"),
+    (lambda: accel.pack(X, (4, 2, 2)), "tile must be an AccelTile, got tuple"),
     (lambda: accel.pack(X[0], accel.AccelTile(4, 2, 2)), "must be rank 3"),
     (lambda: accel.pack([[[1, 2], [3]]], accel.AccelTile(4, 2, 2)), "is not an array"),
     (lambda: accel.unpack(Y, 0, 7), "d must be a positive integer, got 0"),
@@ -642,7 +642,7 @@ A, B, C = "memref<1x64x32xf16>", "memref<1x32x48xf16>", "memref<1x64x48xf32>"
 GEMM_MUTATIONS = {
     **{f"element {t}": dict(ta=A.replace("f16", t), tb=B.replace("f16", t))
        for t in ("f64", "i1", "i16", "i32", "index", "complex<f32>", "vector<4xf16>",
-                 "f8E4M3FN")},
+                 "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2")},
     "A and B types differ": dict(tb=B.replace("f16", "bf16")),
     "i8 into f32": dict(ta=A.replace("f16", "i8"), tb=B.replace("f16", "i8")),
     "rank 2": dict(ta="memref<64x32xf16>"),
@@ -688,8 +688,9 @@ PASS_CHAINS = [
     ["--accel-affix-perf-config"],
     ["--accel-layout=a=accel b=accel"],
     ["--accel-gemm-to-gpu"],
+    ["--accel-plan-kernel"],
     ["--accel-affix-perf-config", "--accel-layout=a=accel b=accel", "--accel-lower-pack",
-     "--accel-gemm-to-gpu"],
+     "--accel-plan-kernel", "--accel-gemm-to-gpu"],
 ]
 
 

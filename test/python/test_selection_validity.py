@@ -5,7 +5,8 @@ import pytest
 from accel.dialect.ops import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import get_arch
-from accel.tuning.validity import check_config, instruction_for, k_base, register_estimate
+from accel.tuning.validity import (check_config, instruction_for, k_base, register_budget,
+                                   register_estimate, register_floor)
 
 SHAPE = GemmShape(1, 1024, 1024, 1024)
 # rocMLIR-style defaults that are valid on each arch.
@@ -75,7 +76,44 @@ def test_register_estimate_terms():
     acc = 64 * 64 // 64
     fragments = (2 + 2) * (32 // 8) * 2                # repeats x k-steps x regs of 4 f16
     staging = (128 + 128) * 32 * 2 // 4 // 256
-    assert register_estimate(arch, instr, cfg, "f16") == acc + fragments + staging + 16
+    assert register_estimate(arch, instr, cfg, "f16") == acc + fragments + staging + 32
+    # gfx942 admits by the whole k-tile's fragments (its floor is the estimate).
+    assert register_floor(arch, instr, cfg, "f16") == register_estimate(arch, instr, cfg, "f16")
+
+
+def test_rdna_admits_by_the_fragments_it_cannot_defer():
+    # gfx1201 f16 256x256x64, 16 waves of 64x64 (compiled: 194-214 VGPRs, no spills):
+    # the whole k-tile's fragments would make 320; what must fit is 128 accumulators +
+    # 32 addressing + 32 staging + 16 of B's transpose.
+    arch = get_arch("gfx1201")
+    cfg = PerfConfig(256, 256, 4, 64, 64, 16, 16)
+    instr = instruction_for(arch, "f16", 16)
+    assert register_floor(arch, instr, cfg, "f16") == 128 + 32 + 32 + 16
+    assert register_estimate(arch, instr, cfg, "f16") == 256      # capped at the budget
+    assert rules("gfx1201", cfg, shape=GemmShape(1, 4096, 4096, 4096)) == []
+    # gfx1100 128x128x32 with four waves (seed 000's tile, compiled: 192) is admitted;
+    # gfx1201 16x128x128 with two (floor 336: 144 staging, 128 of it B's) spilled 56.
+    assert rules("gfx1100", PerfConfig(128, 128, 2, 64, 64, 16, 16)) == []
+    assert "registers" in rules("gfx1201", PerfConfig(16, 128, 16, 16, 64, 16, 8))
+
+
+def test_waves_share_the_register_file():
+    # gfx942: 512 registers per SIMD lane, 4 SIMDs: 8 waves get 256 each, 16 get 128.
+    arch = get_arch("gfx942")
+    assert register_budget(arch, PerfConfig(128, 128, 4, 64, 64, 32, 8)) == 512
+    assert register_budget(arch, PerfConfig(256, 256, 4, 128, 64, 32, 8)) == 256
+    assert register_budget(arch, PerfConfig(256, 256, 4, 64, 64, 32, 8)) == 128
+    # The i8 tile that spilled 96 VGPRs with 8 waves is refused.
+    assert "registers" in rules("gfx942", PerfConfig(256, 256, 4, 128, 64, 32, 8), "i8")
+
+
+def test_full_agprs_need_four_waves():
+    # 128x128 per wave: 256 accumulators fill the AGPRs. One wave of 128x128x32 spilled,
+    # four of 256x256x64 (origami's best tile for 4096^3) compile without spills.
+    assert "registers" in rules("gfx942", PerfConfig(128, 128, 4, 128, 128, 32, 8))
+    assert rules("gfx942", PerfConfig(256, 256, 16, 128, 128, 16, 4)) == []
+    # f32 256x256x16 with four such waves spilled 32 VGPRs.
+    assert "registers" in rules("gfx942", PerfConfig(256, 256, 4, 128, 128, 32, 4), "f32")
 
 
 def test_unsupported_type_and_grid_limit():

@@ -1,11 +1,15 @@
 """A trivial gpu.module compiles to a real ELF code object on every arch."""
 
+import os
 import re
 import struct
+import tempfile
+import types
 
 import pytest
 
 from accel.bindings import gpu, ir, new_context, passmanager
+from accel.diagnostics import AccelError
 from accel.target.toolchain import ensure_linker
 
 EM_AMDGPU = 224
@@ -25,6 +29,13 @@ module attributes {gpu.container_module} {
   }
 }
 """
+
+def toolchain_tempdir(monkeypatch, tc, where) -> None:
+    """The temporary directory as the toolchain module sees it (and nothing else: the
+    pass manager's own temporary files must still work)."""
+    monkeypatch.setattr(tc, "tempfile", types.SimpleNamespace(
+        gettempdir=where, mkstemp=tempfile.mkstemp))
+
 
 
 def compile_trivial(arch: str, fmt: str) -> bytes:
@@ -73,3 +84,53 @@ def test_trivial_kernel_assembly_names_target(arch):
     asm = compile_trivial(arch, "isa").decode()
     assert re.search(rf'\.amdgcn_target "amdgcn-amd-amdhsa-[a-z]*-{arch}"', asm)
     assert "store_tid:" in asm
+
+
+# ---- where the ld.lld shim goes when the cache directory cannot take it -------------
+@pytest.fixture
+def no_rocm(monkeypatch, tmp_path):
+    """ROCM_PATH unset and no ROCm install; a cache 'directory' that is a file (as
+    read-only for root as anything: mkdir under it fails with ENOTDIR)."""
+    import accel.target.toolchain as tc
+    monkeypatch.delenv("ROCM_PATH", raising=False)
+    monkeypatch.setattr(tc, "_REAL_ROCM_CANDIDATES", ())
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "cache"))
+    return tc, blocker
+
+
+def test_unwritable_cache_falls_back_to_a_private_temporary_directory(no_rocm, monkeypatch,
+                                                                      tmp_path):
+    tc, _ = no_rocm
+    toolchain_tempdir(monkeypatch, tc, lambda: str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    root = ensure_linker()
+    assert root.startswith(str(tmp_path / "tmp" / f"accel-{os.getuid()}"))
+    assert (tmp_path / "tmp" / f"accel-{os.getuid()}").stat().st_mode & 0o777 == 0o700
+    assert os.access(os.path.join(root, "llvm", "bin", "ld.lld"), os.X_OK)
+    import accel
+    kernel = accel.compile_gemm("gfx942", m=64, n=48, k=32, assembly=False).kernels[0]
+    assert kernel.code_object[:4] == b"\x7fELF"
+
+
+def test_no_writable_place_is_an_accel_error(no_rocm, monkeypatch):
+    tc, blocker = no_rocm
+    toolchain_tempdir(monkeypatch, tc, lambda: str(blocker / "tmp"))
+    with pytest.raises(AccelError, match="cannot write the linker shim .*Not a directory.*"
+                                         "set ROCM_PATH"):
+        ensure_linker()
+    import accel
+    with pytest.raises(AccelError, match="cannot write the linker shim"):
+        accel.compile_gemm("gfx942", m=64, n=48, k=32, assembly=False)
+
+
+def test_a_shared_temporary_directory_is_not_used(no_rocm, monkeypatch, tmp_path):
+    # Someone else's (or a world-writable) accel-UID directory could hold their ld.lld.
+    tc, _ = no_rocm
+    toolchain_tempdir(monkeypatch, tc, lambda: str(tmp_path))
+    shared = tmp_path / f"accel-{os.getuid()}"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with pytest.raises(AccelError, match="not a private directory"):
+        ensure_linker()

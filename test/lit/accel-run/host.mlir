@@ -1,6 +1,6 @@
 // accel-run host runs a host function (after the accel passes) with its kernel
 // launches on random inputs.
-// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-affix-perf-config, accel-layout{a=accel}, accel-lower-pack, accel-gemm-to-gpu)' -o %t.mlir
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-affix-perf-config, accel-layout{a=accel}, accel-lower-pack, accel-plan-kernel, accel-gemm-to-gpu)' -o %t.mlir
 // RUN: accel-run host %t.mlir --func gemm | FileCheck %s
 // CHECK:      host function @gemm on gfx1100: 2 kernel launches
 // CHECK-NEXT:   accel_pack_{{.*}}: grid

@@ -118,10 +118,46 @@ func.func @case12(%a: memref<1x64x32xf64>, %b: memref<1x32x48xf64>, %c: memref<1
 
 // -----
 
-// The database lists fp8 WMMA on gfx1201, but the dialect does not take it (layout unconfirmed).
+// gfx1100 has no fp8 matrix instructions.
 func.func @case13(%a: memref<1x64x32xf8E4M3FN>, %b: memref<1x32x48xf8E4M3FN>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{element type f8E4M3FN is not supported on gfx1201}}
-  "accel.gemm"(%a, %b, %c) {arch = "gfx1201"} : (memref<1x64x32xf8E4M3FN>, memref<1x32x48xf8E4M3FN>, memref<1x64x48xf32>) -> ()
+  // expected-error@+1 {{gfx1100 has no fp8 matrix instructions (f8E4M3FN is not supported)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100"} : (memref<1x64x32xf8E4M3FN>, memref<1x32x48xf8E4M3FN>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// gfx942's MFMAs take the FNUZ fp8 formats, not OCP's.
+func.func @case13b(%a: memref<1x64x32xf8E4M3FN>, %b: memref<1x32x48xf8E4M3FN>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{f8E4M3FN is an OCP fp8 format; gfx942 has the FNUZ formats f8E4M3FNUZ and f8E5M2FNUZ}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf8E4M3FN>, memref<1x32x48xf8E4M3FN>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// gfx1201's WMMAs take the OCP fp8 formats, not FNUZ's; B's type is checked too.
+func.func @case13c(%a: memref<1x64x32xf8E4M3FN>, %b: memref<1x32x48xf8E5M2FNUZ>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{f8E5M2FNUZ is an FNUZ fp8 format; gfx1201 has the OCP formats f8E4M3FN and f8E5M2}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201"} : (memref<1x64x32xf8E4M3FN>, memref<1x32x48xf8E5M2FNUZ>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// Only two fp8 formats may differ.
+func.func @case13d(%a: memref<1x64x32xf8E4M3FNUZ>, %b: memref<1x32x48xi8>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{A and B element types differ: f8E4M3FNUZ vs i8}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf8E4M3FNUZ>, memref<1x32x48xi8>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// fp8 accumulates in f32: no integer output.
+func.func @case13e(%a: memref<1x64x32xf8E4M3FNUZ>, %b: memref<1x32x48xf8E5M2FNUZ>, %c: memref<1x64x48xi32>) {
+  // expected-error@+1 {{output type i32 is not supported for f8E4M3FNUZ inputs (expected one of f32, f16, bf16)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf8E4M3FNUZ>, memref<1x32x48xf8E5M2FNUZ>, memref<1x64x48xi32>) -> ()
   return
 }
 
@@ -417,7 +453,7 @@ func.func @epilogue_not_string(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>,
 // A misspelt attribute is an error, not silently ignored (here C would be overwritten
 // instead of accumulated into).
 func.func @misspelt_attribute(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{'accel.gemm' has no attribute 'accumlate' (known: arch, a_layout, b_layout, c_layout, perf_config, accumulate, epilogue, block_size, grid_size, padded_m, padded_n, padded_k)}}
+  // expected-error@+1 {{'accel.gemm' has no attribute 'accumlate' (known: arch, a_layout, b_layout, c_layout, perf_config, accumulate, epilogue, block_size, grid_size, padded_m, padded_n, padded_k, kernel_symbol, mma, sched_barriers, a_copy, b_copy, k_steps_per_read, lds_buffers, c_vector, waves_per_eu, grid_group)}}
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", accumlate} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
   return
 }

@@ -23,3 +23,11 @@ func.func @f64(%a: memref<64x32xf64>, %b: memref<32x48xf64>, %c: memref<64x48xf6
   linalg.matmul ins(%a, %b : memref<64x32xf64>, memref<32x48xf64>) outs(%c : memref<64x48xf64>)
   return
 }
+
+// -----
+
+func.func @ocp_on_gfx942(%a: memref<64x32xf8E4M3FN>, %b: memref<32x48xf8E4M3FN>, %c: memref<64x48xf32>) {
+  // CHECK: errors.mlir:[[# @LINE + 1]]:3: error: f8E4M3FN is an OCP fp8 format; gfx942 has the FNUZ formats f8E4M3FNUZ and f8E5M2FNUZ
+  linalg.matmul ins(%a, %b : memref<64x32xf8E4M3FN>, memref<32x48xf8E4M3FN>) outs(%c : memref<64x48xf32>)
+  return
+}

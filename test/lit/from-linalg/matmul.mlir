@@ -59,3 +59,16 @@ func.func @transpose_b(%a: memref<64x32xi8>, %b: memref<48x32xi8>, %c: memref<64
   linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : memref<64x32xi8>, memref<48x32xi8>) outs(%c : memref<64x48xi32>)
   return
 }
+
+// -----
+
+// fp8 x bf8 (A and B of different fp8 formats) with f32 accumulation.
+// CHECK-LABEL: func.func @fp8_pair
+// CHECK:       "accel.gemm"({{.*}}) {a_layout = "row", arch = "gfx942", b_layout = "transposed", c_layout = "row"} : (memref<1x64x32xf8E4M3FNUZ>, memref<1x48x32xf8E5M2FNUZ>, memref<1x64x48xf32>) -> ()
+func.func @fp8_pair(%a: tensor<64x32xf8E4M3FNUZ>, %b: tensor<48x32xf8E5M2FNUZ>) -> tensor<64x48xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x48xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<64x32xf8E4M3FNUZ>, tensor<48x32xf8E5M2FNUZ>) outs(%f : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %r : tensor<64x48xf32>
+}

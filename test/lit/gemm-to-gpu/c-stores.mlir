@@ -1,4 +1,4 @@
-// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-gemm-to-gpu)' | FileCheck %s
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' | FileCheck %s
 
 // A lane holds a run of consecutive columns of one row of C (C^T = B^T A^T, see
 // codegen/mma.py) and stores it in vectors of up to 128 bits whose width divides N

@@ -1,4 +1,4 @@
-// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-gemm-to-gpu)' | FileCheck %s
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' | FileCheck %s
 
 // A fused bias + relu epilogue (codegen/epilogue.py): the bias is the kernel's 4th
 // argument; per column vector it is loaded with the N-edge mask (an index past N reads

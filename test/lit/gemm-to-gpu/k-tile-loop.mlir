@@ -1,21 +1,67 @@
-// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-gemm-to-gpu)' | FileCheck %s
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' --split-input-file | FileCheck %s
 
-// The k-tile loop (K=256 / kPerBlock=32: 8 trips) stays a loop in LLVM, and the global
-// loads run one k-tile ahead: the loop carries the accumulator and the loaded vectors
-// of the next tile (one of A, two of B), stores them to LDS, then loads the tile after
-// before multiplying (codegen/kernel.py).
+// Two LDS buffers (scheduleVersion 2): the first k-tile is stored before
+// the loop; each trip of the k-tile loop (K=256 / kPerBlock=32: 8 k-tiles, 4 trips) runs
+// two k-tiles, buffer 0 then buffer 1, each as: global loads of the next k-tile | MMAs |
+// LDS store of the loaded values into the other buffer | one LDS barrier. Scheduling
+// barriers keep the loads ahead of the MMAs and the stores after them
+// (codegen/schedule.py). The loop stays a loop in LLVM.
 // CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<disable = true>
 // CHECK: #[[ANN:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
+// CHECK-LABEL: func.func @double_buffer
 // CHECK: amdgpu.raw_buffer_load %arg0
-// CHECK: scf.for %{{.*}} = %c0_i32 to %c8_i32 step %c1_i32 iter_args({{.*}}) -> (vector<4xf32>, vector<8xf16>, vector<8xf16>, vector<8xf16>) : i32 {
 // CHECK: vector.store
-// CHECK: gpu.barrier
+// CHECK: amdgpu.lds_barrier
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c4_i32 step %c1_i32 iter_args({{.*}}) -> (vector<4xf32>) : i32 {
 // CHECK: amdgpu.raw_buffer_load %arg0
+// CHECK: rocdl.sched.barrier none
 // CHECK: amdgpu.mfma 16x16x16
-// CHECK: gpu.barrier
+// CHECK: rocdl.sched.barrier none
+// CHECK: vector.store
+// CHECK: amdgpu.lds_barrier
+// CHECK: amdgpu.raw_buffer_load %arg0
+// CHECK: rocdl.sched.barrier none
+// CHECK: amdgpu.mfma 16x16x16
+// CHECK: rocdl.sched.barrier none
+// CHECK: vector.store
+// CHECK: amdgpu.lds_barrier
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: } {loop_annotation = #[[ANN]]}
-func.func @f(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf16>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "row", b_layout = "row", c_layout = "row", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf16>) -> ()
+// CHECK-NOT: gpu.barrier
+func.func @double_buffer(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,2,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf16>) -> ()
+  return
+}
+
+// -----
+
+// An odd count of k-tiles (K=160: 5) ends with the last k-tile's MMAs after the loop, in
+// buffer 0, with nothing left to load.
+// CHECK-LABEL: func.func @odd
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c2_i32
+// CHECK: } {loop_annotation
+// CHECK-NOT: amdgpu.raw_buffer_load %arg0
+// CHECK: amdgpu.mfma 16x16x16
+// CHECK-NOT: amdgpu.lds_barrier
+// CHECK: amdgpu.raw_buffer_store
+func.func @odd(%a: memref<1x64x160xf16>, %b: memref<1x160x48xf16>, %c: memref<1x64x48xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,2,2,0,0,1,1"} : (memref<1x64x160xf16>, memref<1x160x48xf16>, memref<1x64x48xf16>) -> ()
+  return
+}
+
+// -----
+
+// One LDS buffer (scheduleVersion 1): store k-tile t | barrier | loads of t+1 |
+// MMAs of t | barrier; the loaded values ride in the loop's iter_args.
+// CHECK-LABEL: func.func @single_buffer
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c8_i32 step %c1_i32 iter_args({{.*}}) -> (vector<4xf32>, vector<8xf16>, vector<8xf16>, vector<8xf16>) : i32 {
+// CHECK: vector.store
+// CHECK: amdgpu.lds_barrier
+// CHECK: rocdl.sched.barrier none
+// CHECK: amdgpu.mfma 16x16x16
+// CHECK: amdgpu.lds_barrier
+// CHECK-NEXT: scf.yield
+func.func @single_buffer(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf16>) -> ()
   return
 }

@@ -1,4 +1,4 @@
-// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-gemm-to-gpu)' | FileCheck %s
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' | FileCheck %s
 
 // The gemm becomes a launch of its kernel: grid (N tiles, M tiles, G), 1-D block.
 // CHECK: module attributes {gpu.container_module}

@@ -1,4 +1,4 @@
-// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-gemm-to-gpu)' | FileCheck %s
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' | FileCheck %s
 
 // kpack 16 f16 rows are 32 bytes: no swizzle, no padding (16 x 32 f16 per operand).
 // CHECK: workgroup(%{{.*}} : memref<512xf16, #gpu.address_space<workgroup>>

@@ -1,0 +1,461 @@
+"""Compile many GEMMs in one call: each distinct one once, named apart, cached, in parallel.
+
+    from accel.batch import compile_batch
+    result = compile_batch([{"arch": "gfx942", "m": 128, "n": 1280, "k": 5120},
+                            {"arch": "gfx1100", "m": 77, "n": 64, "k": 40, "type": "bf16"}],
+                           jobs=4, cache=True)
+    result.kernels        # the distinct kernels, in the order the entries first need them
+    result.entries        # per entry, the symbol of its kernel (None if it failed)
+    result.failures       # per failed entry: its index, its GEMM, the one-line message
+    result.metadata()     # the batch's JSON document
+
+A batch is a list of entries, each a GEMM in the command-line flags' vocabulary
+(`SPEC_KEYS`; an omitted key takes `defaults`, then the flags' default), or the
+`accel.gemm` ops of a module (`compile_module_batch`: MLIR or MIGraphX text). Each entry
+becomes a *unit*, the normalised input of one kernel: the entry's full spec, or the
+gemm's own function. Equal units compile once. A unit's kernel is named by the
+compiler (shape, types, layouts, epilogue, arch); two units whose kernels share that
+name but differ (one GEMM, two perf configs) are named apart with `_v1`, `_v2`, ... in
+the order the entries need them, as accel-gemm-to-gpu names them inside a module, and
+two units that compile to the same kernel (two spellings of one GEMM) share it.
+
+Units compile in the calling process, or on `executor` (any concurrent.futures
+Executor: a process pool, or a cluster's), or, with `jobs` > 1, in a local pool of
+worker processes; the results are placed in entry order, so the output does not depend
+on which worker finished first. With a cache (cache.py) each unit's kernel is looked up
+first and stored after; a batch found whole in the cache never loads the compiler.
+A failing unit is reported with its entry and GEMM and the others go on.
+
+Nothing here imports the MLIR bindings: the compiler side is batch_compile.py, loaded
+by whichever process compiles the first unit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
+
+from accel.cache import KernelCache
+from accel.compiled import CompiledKernel, CompileResult
+from accel.diagnostics import AccelError
+
+# Held around loading the compiler in this process. A command-line tool sets it to hold
+# its signals (tools/interrupts.deferred): a Ctrl-C raised inside the import of the MLIR
+# bindings' native modules crashed the process (exit -11) or was lost in importlib.
+compiler_load_guard: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext
+
+
+def _compiler():
+    """accel.batch_compile, loaded under `compiler_load_guard`."""
+    with compiler_load_guard():
+        return importlib.import_module("accel.batch_compile")
+
+
+# concurrent.futures and multiprocessing (~12 ms of imports) load when a batch first
+# needs an executor: a one-GEMM compile runs in this process.
+if TYPE_CHECKING:
+    import concurrent.futures as cf
+
+# The flags' vocabulary (accel-compile --help) and the flags' defaults; None = required.
+SPEC_DEFAULTS = {
+    "arch": None, "g": 1, "m": None, "n": None, "k": None, "type": "f16", "b_type": None,
+    "out_type": None,
+    "trans_a": False, "trans_b": False, "a_layout": "row", "b_layout": "row",
+    "perf_config": None, "accumulate": False, "epilogue": "none", "batched_bias": False,
+}
+SPEC_KEYS = tuple(SPEC_DEFAULTS)
+_OPTIONAL = ("b_type", "out_type", "perf_config")
+_REQUIRED = tuple(k for k, v in SPEC_DEFAULTS.items() if v is None and k not in _OPTIONAL)
+# The JSON kind of each key's value. Checked up front: a value of another kind (a list
+# for a type) could not even be looked up where the values are checked.
+_KINDS = {key: (int if key in ("g", "m", "n", "k") else
+                bool if isinstance(default, bool) else str)
+          for key, default in SPEC_DEFAULTS.items()}
+_KIND_WORDS = {int: "an integer", bool: "true or false", str: "a string"}
+
+
+def gemm_spec(entry, defaults: Mapping | None = None) -> dict:
+    """`entry` (a mapping in the flags' vocabulary) with every key present: omitted keys
+    from `defaults`, then the flags' defaults. Only the shape of the entry is checked
+    here (an object, known keys, the required ones present); the values are checked
+    where the GEMM is built (accel.api.gemm_module_text), and an error there names the
+    entry too."""
+    if not isinstance(entry, Mapping):
+        raise AccelError(f"expected an object with the keys {', '.join(SPEC_KEYS)}, "
+                         f"got {type(entry).__name__}")
+    unknown = [key for key in entry if key not in SPEC_DEFAULTS]
+    if unknown:
+        raise AccelError(f"unknown key '{unknown[0]}' (known: {', '.join(SPEC_KEYS)})")
+    spec = {**SPEC_DEFAULTS, **(defaults or {}), **entry}
+    missing = [key for key in _REQUIRED if spec[key] is None]
+    if missing:
+        raise AccelError(f"'{missing[0]}' is missing")
+    for key in SPEC_KEYS:
+        value, kind = spec[key], _KINDS[key]
+        if value is None and key in _OPTIONAL:
+            continue
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise AccelError(f"'{key}' must be {_KIND_WORDS[kind]}"
+                             f"{' or null' if key in _OPTIONAL else ''}, got {json.dumps(value)}")
+    return {key: spec[key] for key in SPEC_KEYS}
+
+
+def describe(spec: Mapping) -> str:
+    """A GEMM in a few words, for diagnostics: `gfx942 g=1 m=64 n=64 k=64 f16`."""
+    words = [str(spec.get("arch"))] + [f"{d}={spec.get(d)}" for d in ("g", "m", "n", "k")]
+    words.append(str(spec.get("type")))
+    for key in SPEC_KEYS[SPEC_KEYS.index("type") + 1:]:
+        if spec.get(key) != SPEC_DEFAULTS[key]:
+            words.append(f"{key}={spec[key]}")
+    return " ".join(words)
+
+
+# ---- units: what one kernel is compiled from --------------------------------------------
+
+@dataclass(frozen=True)
+class Unit:
+    """The normalised input of one kernel, shipped to whichever process compiles it.
+
+    Exactly one of `spec` (a full gemm_spec, as sorted items) and `text` (a function
+    holding one `accel.gemm`, see batch_compile.gemm_units) is set. `variant` > 0 names
+    the kernel `<symbol>_v<variant>`."""
+    arch: str
+    spec: tuple[tuple[str, object], ...] | None = None
+    text: str | None = None
+    variant: int = 0
+    # Where a module's gemm stands in its file, (file, line, col): errors are reported
+    # there, not in the unit's own text. Not part of what the unit is.
+    origin: tuple[str, int, int] | None = field(default=None, compare=False)
+
+    def identity(self) -> dict:
+        """What the kernel is compiled from, as JSON: equal identities, equal kernels."""
+        what = {"gemm": dict(self.spec)} if self.spec is not None else {"mlir": self.text}
+        return {**what, "variant": self.variant}
+
+    def renamed(self, variant: int) -> "Unit":
+        return Unit(self.arch, self.spec, self.text, variant, self.origin)
+
+
+@dataclass(frozen=True)
+class UnitOutcome:
+    """A unit's kernel, or the one-line reason it has none."""
+    kernel: CompiledKernel | None = None
+    error: str | None = None
+    location: tuple[str, int, int] | None = None
+
+
+def compile_unit(unit: Unit, assembly: bool = True) -> UnitOutcome:
+    """Compile one unit; what an executor runs. The compiler is imported here, in the
+    process that compiles, so that the caller's process need not load it."""
+    return _compiler().compile_unit(unit, assembly)
+
+
+# ---- results -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BatchFailure:
+    index: int          # the entry (or the module's gemm, in program order)
+    gemm: str           # the GEMM in a few words, or where the gemm stands in its file
+    message: str
+    location: tuple[str, int, int] | None = None
+
+    def render(self, source: str = "the batch") -> str:
+        """One line: `file:line:col: error: ...` for a module's gemm, else
+        `error: entry 3 of list.json (gfx942 g=1 m=64 ...): ...`."""
+        if self.location is not None:
+            f, line, col = self.location
+            return f"{f}:{line}:{col}: error: {self.message}"
+        return f"error: entry {self.index} of {source} ({self.gemm}): {self.message}"
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    done: int           # units finished (compiled, found in the cache, or failed)
+    total: int          # units in the batch (distinct kernels to produce)
+    cached: int         # of the finished, found in the cache
+    failed: int
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    kernels: tuple[CompiledKernel, ...]
+    arches: tuple[str, ...]                 # each kernel's arch
+    entries: tuple[str | None, ...]         # each entry's kernel symbol; None if it failed
+    failures: tuple[BatchFailure, ...]
+    compiled: int                           # units compiled (not from the cache)
+    cached: int                             # units found in the cache
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def metadata(self) -> dict:
+        """The batch's JSON document: every kernel (with its arch) once, and which
+        kernel serves each entry. `arch` is the batch's arch, or the list of them when
+        it spans several."""
+        arches = list(dict.fromkeys(self.arches))
+        return {"arch": arches[0] if len(arches) == 1 else arches,
+                "kernels": [{"arch": a, **k.metadata} for a, k in zip(self.arches, self.kernels)],
+                "entries": list(self.entries)}
+
+    def compile_result(self) -> CompileResult:
+        """The kernels as accel.compile_module returns them (one arch)."""
+        arches = set(self.arches)
+        if len(arches) > 1:
+            raise AccelError(f"the batch spans {len(arches)} arches; a CompileResult has one")
+        return CompileResult(self.arches[0] if self.arches else "", self.kernels)
+
+
+# ---- the two kinds of batch -------------------------------------------------------------
+
+def compile_batch(entries: Iterable[Mapping], *, defaults: Mapping | None = None,
+                  executor: cf.Executor | None = None, jobs: int = 1,
+                  cache: KernelCache | bool | str | os.PathLike | None = None,
+                  assembly: bool = True,
+                  progress: Callable[[BatchProgress], None] | None = None) -> BatchResult:
+    """Compile a list of GEMMs in the flags' vocabulary (see the module's docstring).
+
+    `executor`: run the compiles there (units and results are pickled). Otherwise `jobs`
+    > 1 starts a local pool of that many worker processes (never more than there are
+    units to compile; as with any multiprocessing pool, a script that asks for one keeps
+    its top level under `if __name__ == "__main__"`). `cache`: a KernelCache, True for the default one
+    (cache.default_cache_dir), a directory, or None/False for none. `progress` is called
+    in this process after each unit."""
+    units: list[Unit | None] = []
+    failures: list[BatchFailure] = []
+    for i, entry in enumerate(entries):
+        try:
+            spec = gemm_spec(entry, defaults)
+        except AccelError as e:
+            units.append(None)
+            failures.append(BatchFailure(i, _describe_raw(entry, defaults), e.message))
+            continue
+        units.append(Unit(str(spec["arch"]), spec=tuple(sorted(spec.items()))))
+    return _run(units, failures, executor=executor, jobs=jobs, cache=cache,
+                assembly=assembly, progress=progress)
+
+
+def compile_module_batch(text: str, *, filename: str = "<module>", arch: str | None = None,
+                         executor: cf.Executor | None = None, jobs: int = 1,
+                         cache: KernelCache | bool | str | os.PathLike | None = None,
+                         assembly: bool = True,
+                         progress: Callable[[BatchProgress], None] | None = None) -> BatchResult:
+    """Compile every `accel.gemm` of a module (MLIR text, or MIGraphX text, which goes
+    through accel-from-migraphx, accel-affix-perf-config and accel-layout first). The
+    entries are the gemms in program order; `arch` defaults to theirs and all must agree.
+    A module that does not parse, or whose front end fails, raises AccelError (at
+    `filename`'s positions); a gemm that fails is a failure of its entry."""
+    units = _compiler().gemm_units(text, filename, arch)
+    return _run(units, [], executor=executor, jobs=jobs, cache=cache,
+                assembly=assembly, progress=progress)
+
+
+# ---- the engine ----------------------------------------------------------------------------
+
+def _run(units: Sequence[Unit | None], failures: list[BatchFailure], *, executor, jobs: int,
+         cache, assembly: bool, progress) -> BatchResult:
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise AccelError(f"jobs must be a positive integer, got {jobs!r}")
+    cache = _open_cache(cache)
+    distinct = list(dict.fromkeys(u for u in units if u is not None))
+    runner = _Runner(distinct, executor, jobs, cache, assembly, progress)
+    try:
+        outcomes = runner.run(distinct)
+        # Kernels that share a symbol but not their bytes are named apart, in order.
+        named: dict[str, list[tuple[CompiledKernel, Unit]]] = {}
+        serving: dict[Unit, Unit] = {}        # unit -> the unit whose kernel it uses
+        renames: dict[Unit, Unit] = {}
+        for unit in distinct:
+            kernel = outcomes[unit].kernel
+            if kernel is None:
+                continue
+            seen = named.setdefault(kernel.symbol, [])
+            twin = next((u for k, u in seen if _same_kernel(k, kernel)), None)
+            if twin is not None:
+                serving[unit] = twin
+                continue
+            seen.append((kernel, unit))
+            if len(seen) > 1:
+                renames[unit] = unit.renamed(len(seen) - 1)
+        if renames:
+            renamed = runner.run(list(renames.values()), more=True)
+            for unit, again in renames.items():
+                outcomes[unit] = renamed[again]
+        if cache is not None and runner.stored:
+            cache.trim()
+    finally:
+        runner.close()
+    kernels, arches, placed = [], [], {}
+    entries: list[str | None] = []
+    for i, unit in enumerate(units):
+        if unit is None:
+            entries.append(None)
+            continue
+        outcome = outcomes[serving.get(unit, unit)]
+        if outcome.kernel is None:
+            entries.append(None)
+            failures.append(BatchFailure(i, _describe_unit(unit), outcome.error or "failed",
+                                         outcome.location))
+            continue
+        symbol = outcome.kernel.symbol
+        if symbol not in placed:
+            placed[symbol] = outcome.kernel
+            kernels.append(outcome.kernel)
+            arches.append(unit.arch)
+        entries.append(symbol)
+    failures.sort(key=lambda f: f.index)
+    return BatchResult(tuple(kernels), tuple(arches), tuple(entries), tuple(failures),
+                       compiled=runner.compiled, cached=runner.hits)
+
+
+def _same_kernel(a: CompiledKernel, b: CompiledKernel) -> bool:
+    return (a.code_object, a.assembly, a.metadata) == (b.code_object, b.assembly, b.metadata)
+
+
+class _Runner:
+    """Looks units up in the cache, compiles the rest, stores what it compiled."""
+
+    def __init__(self, units, executor, jobs, cache, assembly, progress) -> None:
+        self.executor, self.jobs, self.cache = executor, jobs, cache
+        self.assembly, self.report = assembly, progress
+        self.total, self.done, self.hits, self.failed, self.compiled = len(units), 0, 0, 0, 0
+        self.stored = False
+        self._pool: cf.Executor | None = None
+
+    def run(self, units: list[Unit], more: bool = False) -> dict[Unit, UnitOutcome]:
+        if more:
+            self.total += len(units)
+        outcomes: dict[Unit, UnitOutcome] = {}
+        misses: list[tuple[Unit, str | None]] = []
+        for unit in units:
+            # A kernel compiled without its assembly is not the kernel asked for with it.
+            key = (self.cache.key({**unit.identity(), "assembly": self.assembly}, unit.arch)
+                   if self.cache else None)
+            kernel = self.cache.get(key) if self.cache else None
+            if kernel is not None:
+                outcomes[unit] = UnitOutcome(kernel)
+                self.hits += 1
+                self._finished(outcomes[unit])
+            else:
+                misses.append((unit, key))
+        for (unit, key), outcome in zip(misses, self._compile([u for u, _ in misses])):
+            outcomes[unit] = outcome
+            self.compiled += outcome.kernel is not None
+            if outcome.kernel is not None and self.cache is not None:
+                self.cache.put(key, outcome.kernel)
+                self.stored = True
+        return outcomes
+
+    def _compile(self, units: list[Unit]) -> list[UnitOutcome]:
+        executor = self.executor
+        if executor is None and self.jobs > 1 and len(units) > 1:
+            executor = self._local_pool(min(self.jobs, len(units)))
+        if executor is None:
+            out = []
+            for unit in units:
+                out.append(compile_unit(unit, self.assembly))
+                self._finished(out[-1])
+            return out
+        import concurrent.futures as cf
+        futures = {executor.submit(compile_unit, unit, self.assembly): i
+                   for i, unit in enumerate(units)}
+        out: list[UnitOutcome | None] = [None] * len(units)
+        pending = set(futures)
+        while pending:
+            finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+            for fut in finished:
+                try:
+                    outcome = fut.result()
+                except Exception as e:  # the worker died, or the executor failed it
+                    outcome = UnitOutcome(error=f"compile failed in the executor: "
+                                                f"{type(e).__name__}: {e}".rstrip(": "))
+                out[futures[fut]] = outcome
+                self._finished(outcome)
+        return out
+
+    def _local_pool(self, workers: int) -> cf.Executor:
+        if self._pool is None:
+            self._pool = local_process_pool(workers)
+        return self._pool
+
+    def _finished(self, outcome: UnitOutcome) -> None:
+        self.done += 1
+        self.failed += outcome.kernel is None
+        if self.report is not None:
+            self.report(BatchProgress(self.done, self.total, self.hits, self.failed))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            # On an interrupt, queued units are dropped; running ones end within a compile.
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
+    """`workers` processes forked from a server that has imported the compiler once
+    (forkserver with preload): a worker starts in milliseconds instead of the ~0.3 s the
+    import takes, and no worker inherits a parent's MLIR context or its threads. Workers
+    ignore Ctrl-C: the parent is interrupted, cancels what is queued, and lets each worker
+    finish its one compile."""
+    import concurrent.futures as cf
+    import multiprocessing
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["accel.batch_compile"])
+    else:
+        ctx = multiprocessing.get_context("spawn")
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                  initializer=_ignore_interrupts)
+
+
+def _ignore_interrupts() -> None:
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _open_cache(cache) -> KernelCache | None:
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        return KernelCache()
+    if isinstance(cache, KernelCache):
+        return cache
+    if isinstance(cache, (str, os.PathLike)):
+        return KernelCache(cache)
+    raise AccelError(f"cache must be a KernelCache, a directory, True or None, "
+                     f"got {type(cache).__name__}")
+
+
+def _describe_unit(unit: Unit) -> str:
+    if unit.spec is not None:
+        return describe(dict(unit.spec))
+    if unit.origin is not None:
+        return "{}:{}:{}".format(*unit.origin)
+    return f"the {unit.arch} gemm"
+
+
+def _describe_raw(entry, defaults) -> str:
+    if isinstance(entry, Mapping):
+        return describe({**SPEC_DEFAULTS, **(defaults or {}), **entry})
+    return json.dumps(entry)[:60] if _jsonable(entry) else type(entry).__name__
+
+
+def _jsonable(x) -> bool:
+    try:
+        json.dumps(x)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

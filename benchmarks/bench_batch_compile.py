@@ -1,0 +1,209 @@
+"""A model's GEMMs through `accel-compile` as a person runs it: cold, parallel, cached.
+
+    python benchmarks/bench_batch_compile.py [--repeat 3] [--jobs N] [--as-is]
+                                             [--baseline PATH/TO/accel-compile]
+
+Times whole `accel-compile` processes (start-up included) on:
+  * one GEMM, cold (empty cache): seed 001's gfx942 GEMM and a 4096^3 GEMM whose perf
+    config is chosen; best and median of `--repeat` runs;
+  * 100 distinct model GEMMs (LLaMA-7B and BERT projections at several token counts,
+    seed 000/001's shapes, batched attention, i8; 34/33/33 on gfx942/gfx1100/gfx1201)
+    in one `--batch` call: cold with -j 1, cold with -j all cores, warm from the cache;
+    and checks that -j 1 and -j N wrote the same bytes;
+  * the same 100 GEMMs through `iree-compile` (one module of linalg.matmul per chip,
+    IREE's own parallelism), when iree-compile is on PATH.
+CPU time (user + system of the processes) is printed beside wall time: on a machine
+shared with other jobs the wall time includes waiting for a core.
+
+Python caches compiled bytecode of an installed package; a checkout run with
+PYTHONDONTWRITEBYTECODE (as this project's development environment sets) compiles
+accel's ~70 modules from source in every process (~0.1 s). By default the timed
+processes use a bytecode cache in a temporary directory, filled by a warm-up run, as
+an installed accel would; `--as-is` runs them in the environment unchanged.
+`--baseline` times another accel-compile (say an older checkout's) on the one-GEMM
+cases the same way, for a before/after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ARCH_SHARE = (("gfx942", slice(0, 34)), ("gfx1100", slice(0, 33)), ("gfx1201", slice(1, 34)))
+SEED_001 = ["--arch", "gfx942", "-m", "128", "-n", "1280", "-k", "5120", "--a-layout", "accel",
+            "--b-layout", "accel", "--perf-config", "v3:32,32,8,16,16,8,1,2,2,1,1"]
+PLAIN_4096 = ["--arch", "gfx1100", "-m", "4096", "-n", "4096", "-k", "4096"]
+
+
+def model_gemms() -> list[dict]:
+    """34 GEMM templates; each arch takes its slice of them (ARCH_SHARE): 100 entries."""
+    t = []
+    for tokens in (1, 16, 128, 2048):          # LLaMA-7B projections, weights stored [N, K]
+        for n, k in ((4096, 4096), (11008, 4096), (4096, 11008), (12288, 4096)):
+            t.append({"m": tokens, "n": n, "k": k, "trans_b": True})
+    for m, n, k in ((512, 768, 768), (512, 3072, 768), (512, 768, 3072), (384, 2304, 768)):
+        t.append({"m": m, "n": n, "k": k})      # BERT-base
+    t.append({"m": 128, "n": 1280, "k": 5120, "a_layout": "accel", "b_layout": "accel",
+              "perf_config": "v3:32,32,8,16,16,8,1,2,2,1,1"})           # seed 001
+    for m, n, k in ((3402, 4096, 1024), (528, 528, 1024), (333, 4096, 1024), (1536, 1536, 1024),
+                    (1024, 50257, 512), (2048, 11007, 1024), (4095, 4095, 1024),
+                    (3402, 3402, 1024), (4096, 4096, 4096)):             # seed 000's shapes
+        t.append({"m": m, "n": n, "k": k, "type": "bf16" if m == 3402 else "f16"})
+    t.append({"g": 12, "m": 384, "n": 384, "k": 64, "trans_b": True})   # attention scores
+    t.append({"g": 12, "m": 384, "n": 64, "k": 384})                    # attention x V
+    t.append({"m": 512, "n": 768, "k": 768, "type": "i8"})
+    t.append({"m": 128, "n": 4096, "k": 4096, "type": "i8", "trans_b": True})
+    assert len(t) == 34
+    return [{"arch": arch, **g} for arch, share in ARCH_SHARE for g in t[share]]
+
+
+def run(cmd: list[str], env: dict, check: bool = True) -> tuple[float, float]:
+    """(wall, CPU) seconds of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if check and p.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def tree_bytes(d: str) -> dict[str, bytes]:
+    out = {}
+    for name in sorted(os.listdir(d)):
+        with open(os.path.join(d, name), "rb") as f:
+            out[name] = f.read()
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeat", type=int, default=3, help="runs of each one-GEMM case")
+    p.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+                   help="worker processes of the parallel run (default: all cores)")
+    p.add_argument("--as-is", action="store_true",
+                   help="do not give the timed processes a bytecode cache")
+    p.add_argument("--baseline", help="another accel-compile to time on the one-GEMM cases")
+    args = p.parse_args()
+    tool = shutil.which("accel-compile", path=os.path.dirname(sys.executable)) or "accel-compile"
+    work = tempfile.mkdtemp(prefix="accel-bench-batch-")
+    try:
+        env = dict(os.environ)
+        if not args.as_is:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = os.path.join(work, "pycache")
+        env["ACCEL_CACHE_DIR"] = os.path.join(work, "unused-cache")
+        # Warm-up: the bytecode cache, the linker shim, the page cache of the libraries.
+        run([tool, *PLAIN_4096, "-m", "64", "-n", "64", "-k", "64", "--no-cache", "-o",
+             os.path.join(work, "warmup")], env)
+        print(f"machine: {os.cpu_count()} cores, load average "
+              f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}; "
+              f"bytecode: {'as the environment has it' if args.as_is else 'cached'}")
+
+        tools = [("accel-compile", tool)] + ([("baseline", args.baseline)] if args.baseline else [])
+        for label, exe in tools:
+            for name, flags in (("seed 001 gfx942", SEED_001), ("4096^3 gfx1100", PLAIN_4096)):
+                extra = ["--no-cache"] if label == "accel-compile" else []
+                runs = [run([exe, *flags, *extra, "-o", os.path.join(work, "one")], env)
+                        for _ in range(args.repeat)]
+                walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
+                print(f"{label}: one GEMM cold, {name}: wall best {min(walls):.3f} s, median "
+                      f"{statistics.median(walls):.3f} s; CPU median {statistics.median(cpus):.3f} s"
+                      + ("  (target <= 0.45 s)" if label == "accel-compile" else ""))
+
+        gemms = model_gemms()
+        listing = os.path.join(work, "model.json")
+        with open(listing, "w") as f:
+            json.dump(gemms, f)
+        n = len(gemms)
+        figures = {}
+        for label, jobs, cache in (("cold -j 1", 1, "c1"), (f"cold -j {args.jobs}", args.jobs, "cN"),
+                                   (f"warm -j {args.jobs}", args.jobs, "cN")):
+            out = os.path.join(work, f"out-{cache}-{label[:4]}")
+            wall, cpu = run([tool, "--batch", listing, "-j", str(jobs), "--cache-dir",
+                             os.path.join(work, cache), "-o", out], env)
+            figures[label] = out
+            # The issue's targets: 100 ms a kernel on one core, scaling with cores (60 ms
+            # on two), under 5 ms from the cache.
+            target = {"cold -j 1": "target <= 100 ms",
+                      f"cold -j {args.jobs}": "target <= 60 ms on 2 cores" if args.jobs == 2
+                      else f"scaling: {100 / args.jobs:.0f} ms", f"warm -j {args.jobs}":
+                      "target < 5 ms"}[label]
+            # Worker processes are the forkserver's children, not the tool's: their CPU
+            # time is not in the tool's rusage.
+            cpu_text = (f"CPU {cpu:.2f} s = {cpu / n * 1e3:.1f} ms a kernel" if jobs == 1
+                        or label.startswith("warm") else "CPU of the workers not counted")
+            print(f"{n} GEMMs, {label}: wall {wall:.2f} s = {wall / n * 1e3:.1f} ms a kernel; "
+                  f"{cpu_text}  ({target})")
+        outs = [tree_bytes(d) for d in figures.values()]
+        kernels = len(json.loads(outs[0]["model.json"])["kernels"])
+        print(f"outputs: {kernels} kernels; -j 1, -j {args.jobs} and the cached run wrote "
+              f"{'the same bytes' if outs[0] == outs[1] == outs[2] else 'DIFFERENT bytes'}")
+
+        iree = shutil.which("iree-compile")
+        if iree is None:
+            print("iree-compile: not installed, no IREE figure")
+        else:
+            wall = cpu = 0.0
+            for arch, _ in ARCH_SHARE:
+                src = os.path.join(work, f"iree-{arch}.mlir")
+                with open(src, "w") as f:
+                    f.write(linalg_module([g for g in gemms if g["arch"] == arch]))
+                w, c = run([iree, src, "--iree-hal-target-device=hip", f"--iree-hip-target={arch}",
+                            "-o", os.path.join(work, f"{arch}.vmfb")], env)
+                wall, cpu = wall + w, cpu + c
+            print(f"iree-compile, the same {n} GEMMs (one module per chip): wall {wall:.2f} s = "
+                  f"{wall / n * 1e3:.1f} ms a kernel; CPU {cpu:.2f} s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+_TYPES = {"f16": ("f16", "f16"), "bf16": ("bf16", "bf16"), "i8": ("i8", "i32")}
+
+
+def linalg_module(gemms: list[dict]) -> str:
+    """The GEMMs as one module of functions over tensors, for iree-compile: C = A * B,
+    with B given [N, K] where the entry has trans_b (accel-layout entries as plain ones)."""
+    funcs = []
+    for i, g in enumerate(gemms):
+        a_t, c_t = _TYPES[g.get("type", "f16")]
+        batch, m, n, k = g.get("g", 1), g["m"], g["n"], g["k"]
+        lead = f"{batch}x" if batch > 1 else ""
+        ta, tc = f"tensor<{lead}{m}x{k}x{a_t}>", f"tensor<{lead}{m}x{n}x{c_t}>"
+        tb = f"tensor<{lead}{n}x{k}x{a_t}>" if g.get("trans_b") else f"tensor<{lead}{k}x{n}x{a_t}>"
+        zero = "0" if c_t == "i32" else "0.0"
+        if batch > 1:
+            maps = ("affine_map<(b, m, n, k) -> (b, m, k)>",
+                    "affine_map<(b, m, n, k) -> (b, n, k)>" if g.get("trans_b")
+                    else "affine_map<(b, m, n, k) -> (b, k, n)>",
+                    "affine_map<(b, m, n, k) -> (b, m, n)>")
+            op = "linalg.batch_matmul"
+        else:
+            maps = ("affine_map<(m, n, k) -> (m, k)>",
+                    "affine_map<(m, n, k) -> (n, k)>" if g.get("trans_b")
+                    else "affine_map<(m, n, k) -> (k, n)>",
+                    "affine_map<(m, n, k) -> (m, n)>")
+            op = "linalg.matmul"
+        funcs.append(
+            f"  func.func @gemm{i}(%a: {ta}, %b: {tb}) -> {tc} {{\n"
+            f"    %zero = arith.constant {zero} : {c_t}\n"
+            f"    %e = tensor.empty() : {tc}\n"
+            f"    %c = linalg.fill ins(%zero : {c_t}) outs(%e : {tc}) -> {tc}\n"
+            f"    %r = {op} indexing_maps = [{', '.join(maps)}] ins(%a, %b : {ta}, {tb}) "
+            f"outs(%c : {tc}) -> {tc}\n"
+            f"    return %r : {tc}\n  }}\n")
+    return "module {\n" + "".join(funcs) + "}\n"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""The MMAs of one k-tile: LDS fragment reads and the MMA repeats of a wave.
+
+A wave computes (mPerWave/m) x (nPerWave/n) MMA tiles. Over a k-tile it walks
+kPerBlock in k-steps of the instruction's K; one LDS read per operand repeat serves
+`k_steps_per_read` consecutive k-steps (the plan's, MmaLayout.super_step), whose
+fragments are slices of that read. The k-step loop is an scf.for that LLVM unrolls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel.codegen.builder import Emitter, Value
+from accel.codegen.global_copy import OperandCopy, lds_fragment
+from accel.codegen.loops import counted_loop
+from accel.codegen.mma import MmaLayout
+
+
+@dataclass(frozen=True)
+class LdsTile:
+    """One operand's LDS side: its copy (layout), workgroup buffer and type."""
+    op: OperandCopy
+    buffer: str          # SSA name of the workgroup buffer
+    buffer_type: str
+
+
+@dataclass(frozen=True)
+class MmaStep:
+    mma: MmaLayout
+    a: LdsTile
+    b: LdsTile
+    k_per_block: int
+    k_steps_per_read: int
+    reps_m: int
+    reps_n: int
+    a_row: Value         # lane's A row within its wave's first MMA tile (wave offset added)
+    b_col: Value         # lane's B column, likewise
+    k_lane: Value        # lane's first K within a read (MmaLayout.k_base)
+
+    def emit(self, em: Emitter, buf: Value, accs: list[str]) -> list[str]:
+        """Multiply the k-tile in LDS buffer `buf` into `accs`; returns the new ones."""
+        mma, sup = self.mma, self.k_steps_per_read
+        reps_m, reps_n = self.reps_m, self.reps_n
+        steps = self.k_per_block // (mma.k * sup)
+        base_a, base_b = em.mul(buf, self.a.op.lds_elems), em.mul(buf, self.b.op.lds_elems)
+        r_len, run = mma.instr.a_len, mma.instr.a_len * sup
+
+        def one_step(ks, accs_now):
+            k0 = em.add(em.mul(ks, mma.k * sup), self.k_lane)
+            a_runs = [lds_fragment(em, self.a.op, self.a.buffer, self.a.buffer_type, base_a,
+                                   self.a_row, r * mma.m, k0, run) for r in range(reps_m)]
+            b_runs = [lds_fragment(em, self.b.op, self.b.buffer, self.b.buffer_type, base_b,
+                                   self.b_col, c * mma.n, k0, run) for c in range(reps_n)]
+            for s in range(sup):
+                a_frags = [em.slice(x, run, s * r_len, r_len, self.a.op.elem) for x in a_runs]
+                b_frags = [em.slice(x, run, s * r_len, r_len, self.b.op.elem) for x in b_runs]
+                # C^T = B^T * A^T (codegen/mma.py): B is the instruction's first operand.
+                accs_now = [mma.emit(em, b_frags[c], a_frags[r], accs_now[r * reps_n + c])
+                            for r in range(reps_m) for c in range(reps_n)]
+            return accs_now
+
+        if steps == 1:
+            return one_step(0, accs)
+        return counted_loop(em, steps, [(x, mma.acc_type()) for x in accs], one_step, "ks")

@@ -1,0 +1,130 @@
+"""The k-tile loop: when each k-tile is loaded, stored to LDS and multiplied.
+
+Global loads run one k-tile ahead: the loads of tile t+1 are issued before the MMAs of
+tile t and waited for after them, so their latency hides behind a k-tile of MMAs
+instead of stalling every k-tile (PIN_LOADS keeps LLVM from undoing it). Measured
+(benchmarks/bench_kernel_quality.py, load cover: MMA work between a load and its wait,
+in 16x16x16 units, on the selector's 4096^3 tiles): gfx942 8 -> 32, gfx1100 0 -> 16,
+gfx1201 16 -> 16 (B transposed 0 -> 16). Cost: the held values, as the register
+estimate's copy staging allows (tuning/validity.py).
+
+One LDS buffer (lds_buffers = 1, scheduleVersion 1): store t | barrier | load t+1 |
+multiply t | barrier, the loaded values carried across the back edge. Two
+(lds_buffers = 2, scheduleVersion 2): load t+1 | multiply t | store t+1 into the other
+buffer | barrier: one barrier per k-tile, two k-tiles per trip of the loop. Either way
+the loads are issued before a k-tile's MMAs and waited for after all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel.codegen.builder import Emitter, Value
+from accel.codegen.loops import counted_loop
+from accel.codegen.mma_step import LdsTile, MmaStep
+
+
+@dataclass(frozen=True)
+class TileCopies:
+    """The global -> LDS copies of the A and B tiles of one workgroup."""
+    tiles: tuple[tuple[LdsTile, str], ...]   # (A, M tile id), (B, N tile id)
+    tid: str
+    batch: str
+    g: int
+
+    def fetch(self, em: Emitter, k_tile: Value, live: Value) -> list[tuple[str, str]]:
+        """Global loads of k-tile `k_tile` for the operands loaded ahead (plan `ahead`)."""
+        if live == 0:
+            return []
+        return [x for t, d_tile in self.tiles if t.op.plan.ahead
+                for x in t.op.load(em, self.tid, self.batch, self.g, d_tile, k_tile, live)]
+
+    def put(self, em: Emitter, k_tile: Value, buf: Value, staged: list[str]) -> None:
+        """Store k-tile `k_tile` into LDS buffer `buf`: the fetched values, or (for
+        operands not loaded ahead) a copy issued here."""
+        at = 0
+        for t, d_tile in self.tiles:
+            base = em.mul(buf, t.op.lds_elems)
+            if t.op.plan.ahead:
+                n = t.op.values_per_thread
+                t.op.store(em, t.buffer, t.buffer_type, base, self.tid, staged[at:at + n])
+                at += n
+            else:
+                t.op.copy(em, t.buffer, t.buffer_type, base, self.tid, self.batch, self.g,
+                          d_tile, k_tile)
+
+
+# Around the MMAs of a k-tile: LLVM's machine scheduler otherwise sinks the next
+# k-tile's global loads below the MMAs (they only feed the LDS store after them), and
+# hoists the register transpose of a row-major B, which waits for those loads, above
+# them: either way the loads' latency is exposed. Measured (bench_kernel_quality.py,
+# gfx1100 4096^3, 128x128x16): without them all 4 buffer loads sat after the last of
+# 16 WMMAs (load cover 0); with the first fence only, an s_waitcnt vmcnt(0) followed
+# the loads at once (cover 0); with both, cover 16 (the k-tile's 16 WMMAs).
+PIN_LOADS = "rocdl.sched.barrier none"
+# LDS is the only memory threads share, so a k-tile boundary needs LDS traffic done and
+# every wave arrived, not global memory: amdgpu.lds_barrier (s_waitcnt lgkmcnt(0);
+# s_barrier). gpu.barrier is a workgroup fence besides, which waits for the global loads
+# in flight (vmcnt(0)) and invalidates the L0/L1 caches at every barrier.
+BARRIER = "amdgpu.lds_barrier"
+
+
+def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int,
+                copies: TileCopies, step: MmaStep, accs: list[str],
+                acc_type: str) -> list[str]:
+    """The whole K reduction into `accs`; returns the final accumulators. With
+    `sched_barriers` (the plan's) PIN_LOADS fences the MMAs of each k-tile."""
+    n_acc = len(accs)
+
+    def pin() -> None:
+        if sched_barriers:
+            em.line(PIN_LOADS)
+
+    if lds_buffers == 2:
+        copies.put(em, 0, 0, [x for x, _ in copies.fetch(em, 0, 1)])
+        em.line(BARRIER)
+
+        def tile(kt: Value, buf: int, accs_in: list[str]) -> list[str]:
+            # Tile kt is in buffer `buf`. Tile kt+1 is loaded first, multiplied under,
+            # and stored into the other buffer, whose readers all passed the previous
+            # barrier. After the last k-tile of an even count the store writes zeros
+            # (its loads are masked) into a buffer nothing reads again: no branch, so
+            # the loop stays one basic block for LLVM's scheduler.
+            nxt = em.add(kt, 1)
+            more = em.lt(nxt, k_tiles)
+            if more == 0:   # known to be the last k-tile
+                return step.emit(em, buf, accs_in)
+            staged = [x for x, _ in copies.fetch(em, nxt, more)]
+            pin()
+            out = step.emit(em, buf, accs_in)
+            pin()
+            copies.put(em, nxt, 1 - buf, staged)
+            em.line(BARRIER)
+            return out
+
+        def pair(i, carried):
+            # Two k-tiles per trip, so each one's buffer is a constant: LDS addresses
+            # stay loop-invariant registers plus immediate offsets.
+            kt = em.mul(i, 2)
+            return tile(em.add(kt, 1), 1, tile(kt, 0, carried))
+
+        accs = counted_loop(em, k_tiles // 2, [(x, acc_type) for x in accs], pair, "kt",
+                            unroll=False) if k_tiles >= 2 else accs
+        if k_tiles % 2:
+            # The last k-tile of an odd count, in buffer 0: nothing left to load.
+            accs = step.emit(em, 0, accs)
+        return accs
+    staged = copies.fetch(em, 0, 1)
+
+    def body(kt, carried):
+        copies.put(em, kt, 0, carried[n_acc:])
+        em.line(BARRIER)
+        nxt = em.add(kt, 1)
+        ahead = copies.fetch(em, nxt, em.lt(nxt, k_tiles))
+        pin()
+        out = step.emit(em, 0, carried[:n_acc])
+        em.line(BARRIER)
+        return out + [x for x, _ in ahead]
+
+    return counted_loop(em, k_tiles, [(x, acc_type) for x in accs] + staged, body, "kt",
+                        unroll=False)[:n_acc]

@@ -1,0 +1,32 @@
+"""What a compile returns: code objects, assembly and metadata as plain Python values.
+
+Nothing here touches MLIR, so a result read back from the kernel cache (cache.py) is
+built without loading the bindings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    symbol: str
+    code_object: bytes
+    assembly: str
+    metadata: dict
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    arch: str
+    kernels: tuple[CompiledKernel, ...]
+    # Buffers accel needs beyond the user's (a grouped GEMM's tile list), when the module
+    # has a grouped GEMM: {"bytes": total, "buffers": [...]} (api.grouped_workspace).
+    workspace: dict | None = None
+
+    def metadata(self) -> dict:
+        out = {"arch": self.arch, "kernels": [k.metadata for k in self.kernels]}
+        if self.workspace is not None:
+            out["workspace"] = self.workspace
+        return out

@@ -1,0 +1,145 @@
+"""The kernel plan: every decision the kernel emitter follows, as attributes of `accel.gemm`.
+
+`accel-plan-kernel` (passes/plan_kernel.py) makes the decisions and writes them; the
+emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
+
+  kernel_symbol = "accel_gemm_g1_m64_n48_k256_f16_f16_gfx942"
+  mma = "v_mfma_f32_16x16x16_f16"          the MMA instruction (target database mnemonic)
+  k_steps_per_read = 2                      MMA k-steps one LDS fragment read serves
+  lds_buffers = 2                           LDS copies of the A and B tiles (2: double buffer)
+  sched_barriers = true                     scheduling barriers keep the next k-tile's global
+                                            loads ahead of the MMAs, its LDS stores after
+  c_vector = 8                              elements per C store (and bias load)
+  waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
+  grid_group = 1                            M tiles per group of the grid order (1: plain)
+  a_copy = {ahead = true, k_chunk = 8, slab_pad = 1, swizzle = true, swizzle_bit = 0,
+            vector = 8}
+  b_copy = {...}
+
+per operand (`a_copy`, `b_copy`): the global load `vector` width in elements, `k_chunk`
+(K rows a transposing copy joins per thread; 1 when the copy does not transpose),
+whether LDS rows are XOR-`swizzle`d and by which `swizzle_bit` of d // 8, the
+`slab_pad` rows of padding after each kpack slab, and whether the tile is loaded a
+k-tile `ahead` (held in registers across the MMAs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from accel.bindings import ir
+from accel.diagnostics import AccelError
+
+_OPERAND_KEYS = ("ahead", "k_chunk", "slab_pad", "swizzle", "swizzle_bit", "vector")
+
+
+@dataclass(frozen=True)
+class OperandPlan:
+    """How one operand's tiles travel from global memory to LDS."""
+    vector: int          # elements per global load
+    k_chunk: int         # K rows one thread transposes at once (1: no transpose)
+    swizzle: bool        # LDS rows XOR-swizzled (codegen/global_copy.py row_key)
+    swizzle_bit: int     # the bit of d // 8 the swizzle maps to bank-slot bit 2
+    slab_pad: int        # LDS rows of padding after each kpack slab
+    ahead: bool          # loaded one k-tile ahead of its LDS store
+
+    def attribute(self) -> ir.Attribute:
+        i64 = ir.IntegerType.get_signless(64)
+        values = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            values[f.name] = ir.BoolAttr.get(v) if isinstance(v, bool) else \
+                ir.IntegerAttr.get(i64, v)
+        return ir.DictAttr.get(values)
+
+    @classmethod
+    def read(cls, attr: ir.Attribute, name: str) -> "OperandPlan":
+        if not isinstance(attr, ir.DictAttr):
+            raise AccelError(f"attribute '{name}' must be a dictionary")
+        keys = sorted(attr[i].name for i in range(len(attr)))
+        if keys != sorted(_OPERAND_KEYS):
+            raise AccelError(f"attribute '{name}' must have the keys {', '.join(_OPERAND_KEYS)}, "
+                             f"got {', '.join(keys) or 'none'}")
+        values = {}
+        for f in fields(cls):
+            a = attr[f.name]
+            if f.type == "bool":
+                if not isinstance(a, ir.BoolAttr):
+                    raise AccelError(f"'{name}.{f.name}' must be true or false")
+                values[f.name] = bool(a.value)
+            else:
+                values[f.name] = _positive_or_zero(a, f"{name}.{f.name}")
+        plan = cls(**values)
+        for key in ("vector", "k_chunk"):
+            v = getattr(plan, key)
+            if v < 1 or v & (v - 1):
+                raise AccelError(f"'{name}.{key}' must be a power of two, got {v}")
+        return plan
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    symbol: str
+    mma: str                 # instruction mnemonic
+    k_steps_per_read: int
+    lds_buffers: int
+    sched_barriers: bool
+    c_vector: int
+    waves_per_eu: int
+    grid_group: int
+    a: OperandPlan
+    b: OperandPlan
+
+    def write(self, op: ir.Operation) -> None:
+        i64 = ir.IntegerType.get_signless(64)
+        op.attributes["kernel_symbol"] = ir.StringAttr.get(self.symbol)
+        op.attributes["mma"] = ir.StringAttr.get(self.mma)
+        for name in _INT_KEYS:
+            op.attributes[name] = ir.IntegerAttr.get(i64, getattr(self, name))
+        op.attributes["sched_barriers"] = ir.BoolAttr.get(self.sched_barriers)
+        op.attributes["a_copy"] = self.a.attribute()
+        op.attributes["b_copy"] = self.b.attribute()
+
+    @classmethod
+    def read(cls, op: ir.Operation) -> "KernelPlan | None":
+        """The plan recorded on `op`, None if there is none; AccelError if partial or
+        malformed."""
+        present = [n for n in PLAN_ATTRIBUTES if n in op.attributes]
+        if not present:
+            return None
+        missing = [n for n in PLAN_ATTRIBUTES if n not in op.attributes]
+        if missing:
+            raise AccelError(f"kernel plan is missing {', '.join(missing)}; "
+                             f"run accel-plan-kernel")
+        strings = {}
+        for name in ("kernel_symbol", "mma"):
+            a = op.attributes[name]
+            if not isinstance(a, ir.StringAttr):
+                raise AccelError(f"attribute '{name}' must be a string")
+            strings[name] = a.value
+        ints = {name: _positive_or_zero(op.attributes[name], name) for name in _INT_KEYS}
+        if ints["grid_group"] < 1:
+            raise AccelError("grid_group must be at least 1")
+        if ints["lds_buffers"] not in (1, 2):
+            raise AccelError(f"lds_buffers must be 1 or 2, got {ints['lds_buffers']}")
+        for name in ("k_steps_per_read", "c_vector"):
+            v = ints[name]
+            if v < 1 or v & (v - 1):
+                raise AccelError(f"{name} must be a power of two, got {v}")
+        pin = op.attributes["sched_barriers"]
+        if not isinstance(pin, ir.BoolAttr):
+            raise AccelError("attribute 'sched_barriers' must be true or false")
+        return cls(symbol=strings["kernel_symbol"], mma=strings["mma"],
+                   sched_barriers=bool(pin.value),
+                   a=OperandPlan.read(op.attributes["a_copy"], "a_copy"),
+                   b=OperandPlan.read(op.attributes["b_copy"], "b_copy"), **ints)
+
+
+def _positive_or_zero(a: ir.Attribute, name: str) -> int:
+    if not isinstance(a, ir.IntegerAttr) or isinstance(a, ir.BoolAttr) or a.value < 0:
+        raise AccelError(f"'{name}' must be a non-negative integer")
+    return a.value
+
+
+_INT_KEYS = ("k_steps_per_read", "lds_buffers", "c_vector", "waves_per_eu", "grid_group")
+PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS

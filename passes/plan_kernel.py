@@ -1,0 +1,269 @@
+"""accel-plan-kernel: decide how each accel.gemm's kernel is built, as attributes.
+
+Runs after the perf config is fixed and the operand layouts are final (after
+accel-affix-perf-config and accel-layout). It records the decisions of
+dialect/kernel_plan.py on the gemm; accel-gemm-to-gpu (codegen/) follows them and
+decides nothing itself. Each decision below carries the measurement that made it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from accel.bindings import ir
+from accel.codegen.global_copy import widest_vector
+from accel.codegen.mma import MmaLayout, select_mma
+from accel.diagnostics import AccelError
+from accel.dialect.element_types import ELEMENT_BYTES
+from accel.dialect.grouped_gemm import GroupedGemmOp
+from accel.dialect.kernel_plan import KernelPlan, OperandPlan
+from accel.dialect.ops import GemmOp, GemmShape, collect_ops, memref_info
+from accel.dialect.perf_config import PerfConfig
+from accel.passes.registry import AccelPass, register
+from accel.target.database import ArchInfo, get_arch
+from accel.tuning.validity import check_config
+
+
+@register
+@dataclass(frozen=True)
+class PlanKernel(AccelPass):
+    NAME = "accel-plan-kernel"
+    SUMMARY = ("Record each accel.gemm's kernel decisions (copies, LDS layout, MMA, "
+               "schedule, symbol) as attributes")
+
+    def run(self, module: ir.Module) -> None:
+        gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
+        plans = [plan_gemm(g) for g in gemms]   # every diagnostic before any write
+        # The symbol encodes shape, types, layouts and epilogue, not the tile: gemms
+        # sharing one that are built differently get `_v1`, `_v2`, ... in program order.
+        variants: dict[str, list[tuple]] = {}
+        for gemm, plan in zip(gemms, plans):
+            key = (gemm.perf_config_text, replace(plan, symbol=""))
+            seen = variants.setdefault(plan.symbol, [])
+            if key not in seen:
+                seen.append(key)
+            version = seen.index(key)
+            if version:
+                plan = replace(plan, symbol=f"{plan.symbol}_v{version}")
+            plan.write(gemm.op)
+
+
+def plan_gemm(gemm: GemmOp) -> KernelPlan:
+    """The plan of one gemm (its base symbol, without a `_vN` version); AccelError at it."""
+    try:
+        return _plan(gemm)
+    except AccelError as e:
+        if e.location is None:
+            e.location = gemm.location
+        raise
+
+
+def _plan(gemm: GemmOp) -> KernelPlan:
+    gemm.verify()
+    config = gemm.perf_config
+    if config is None:
+        raise AccelError("'accel.gemm' has no perf_config; run accel-affix-perf-config first")
+    arch = get_arch(gemm.arch)
+    shape = gemm.shape()
+    in_type, b_type, out_type = gemm.in_type, gemm.b_type, gemm.out_type
+    problems = check_config(arch, in_type, shape, config, b_type)
+    if problems:
+        raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
+                         f"{arch.name}: {problems[0]}")
+    bias = gemm.bias
+    for v in (gemm.a, gemm.b, gemm.c) + ((bias,) if bias is not None else ()):
+        shp, elem = memref_info(v)
+        size = ELEMENT_BYTES[elem]
+        for d in shp:
+            size *= d
+        # Buffer offsets are 32-bit and an invalid access is placed up to one memref
+        # past the end (codegen/global_copy.py), so each operand must stay below 2 GiB.
+        if size >= 2**31:
+            raise AccelError(f"operand of {size} bytes is too large for 32-bit buffer offsets")
+    mma = select_mma(arch, in_type, b_type, config.mn_per_xdl)
+    bits = 8 * ELEMENT_BYTES[in_type]
+    buffers = lds_buffers(config)
+    a = operand_plan("A", gemm.a_layout, in_type, shape.m, shape.k, config.m_per_block,
+                     config, arch, mma)
+    b = operand_plan("B", gemm.b_layout, b_type, shape.n, shape.k, config.n_per_block,
+                     config, arch, mma)
+    # The padding (at most 256 bytes per tile) is not in the LDS budget that perf-config
+    # validity checks (tuning/validity.py); a config that fills LDS exactly goes without.
+    lds = buffers * sum(config.kpack_per_block * (d + op.slab_pad) * config.kpack
+                        for d, op in ((config.m_per_block, a), (config.n_per_block, b)))
+    if lds * bits // 8 > arch.lds_bytes:
+        a, b = replace(a, slab_pad=0), replace(b, slab_pad=0)
+    bias_shape = memref_info(bias)[0] if bias is not None else []
+    return KernelPlan(
+        symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k,
+                             in_type if b_type == in_type else f"{in_type}_{b_type}", out_type,
+                             arch.name,
+                             gemm.a_layout, gemm.b_layout, gemm.accumulate, gemm.c_layout,
+                             gemm.epilogue, len(bias_shape) == 2),
+        mma=mma.instr.mnemonic,
+        k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
+        lds_buffers=buffers,
+        # Only loads issued a k-tile ahead have anything to be kept ahead of.
+        sched_barriers=a.ahead or b.ahead,
+        c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout, bias is not None),
+        # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
+        # cannot hold); 0 asks nothing.
+        waves_per_eu=config.waves_per_eu,
+        # gridGroupSize M tiles per group (codegen/grid_order.py); a group of at most
+        # the M tiles there are, and 0 or 1 keep the plain order.
+        grid_group=max(1, min(config.grid_group_size, -(-shape.m // config.m_per_block))),
+        a=a, b=b)
+
+
+def plan_grouped(op: GroupedGemmOp, symbol: str = "") -> KernelPlan:
+    """The plan of an accel.grouped_gemm's main kernel: the plan of its per-tile gemm
+    (G batches of max_seq_len x N x K; A [1, L, K] row-major, B stacked [G, N, K] or
+    row [G, K, N], C [1, L, N] row-major), by the rules of `_plan`, in the plain grid
+    order (the grouped kernel finds its tile at run time: codegen/grouped.py)."""
+    try:
+        return _plan_grouped(op, symbol)
+    except AccelError as e:
+        if e.location is None:
+            e.location = op.location
+        raise
+
+
+def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
+    op.verify()
+    config = op.perf_config
+    if config is None or op.mode == "auto":
+        raise AccelError("'accel.grouped_gemm' has no perf_config and mode; run "
+                         "accel-grouped-dispatch first")
+    arch = get_arch(op.arch)
+    g, n, k, msl = op.groups, op.n, op.k, op.max_seq_len
+    in_type, out_type = op.in_type, op.out_type
+    problems = check_config(arch, in_type, GemmShape(g, msl, n, k), config)
+    if problems:
+        raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
+                         f"{arch.name}: {problems[0]}")
+    for v in (op.a, op.b, op.c) + ((op.bias,) if op.bias is not None else ()):
+        shp, elem = memref_info(v)
+        size = ELEMENT_BYTES[elem]
+        for d in shp:
+            size *= d
+        # As for accel.gemm (`_plan`): 32-bit buffer offsets.
+        if size >= 2**31:
+            raise AccelError(f"operand of {size} bytes is too large for 32-bit buffer offsets")
+    mma = select_mma(arch, in_type, in_type, config.mn_per_xdl)
+    bits = 8 * ELEMENT_BYTES[in_type]
+    buffers = lds_buffers(config)
+    b_layout = "transposed" if op.b_layout == "stacked" else "row"
+    a = operand_plan("A", "row", in_type, msl, k, config.m_per_block, config, arch, mma)
+    b = operand_plan("B", b_layout, in_type, n, k, config.n_per_block, config, arch, mma)
+    lds = buffers * sum(config.kpack_per_block * (d + p.slab_pad) * config.kpack
+                        for d, p in ((config.m_per_block, a), (config.n_per_block, b)))
+    if lds * bits // 8 > arch.lds_bytes:
+        a, b = replace(a, slab_pad=0), replace(b, slab_pad=0)
+    return KernelPlan(
+        symbol=symbol, mma=mma.instr.mnemonic,
+        k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
+        lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
+        c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
+        waves_per_eu=config.waves_per_eu, grid_group=1, a=a, b=b)
+
+
+_LAYOUT_LETTER = {"row": "r", "transposed": "t", "accel": "x"}
+
+
+def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accumulate,
+                  c_layout="row", epilogue="none", bias_batched=False) -> str:
+    """Deterministic; the layouts, accumulate and the epilogue appear only when not the
+    plain default (C's layout letter only when C is not row-major; a [G, N] bias is
+    `gbias`)."""
+    name = f"accel_gemm_g{g}_m{m}_n{n}_k{k}_{in_type}_{out_type}"
+    if (a_layout, b_layout, c_layout) != ("row", "row", "row"):
+        name += f"_{_LAYOUT_LETTER[a_layout]}{_LAYOUT_LETTER[b_layout]}"
+        if c_layout != "row":
+            name += _LAYOUT_LETTER[c_layout]
+    if accumulate:
+        name += "_acc"
+    if epilogue != "none":
+        name += "_" + epilogue.replace("bias", "gbias" if bias_batched else "bias")
+    return f"{name}_{arch}"
+
+
+def lds_buffers(config: PerfConfig) -> int:
+    """Two LDS copies of the A and B tiles for scheduleVersion 2 (rocMLIR's double
+    buffer; tuning/validity.py has refused one whose copies do not fit), one for its
+    default, 1. Two copies take one barrier per k-tile and two k-tiles per trip of the
+    loop (codegen/schedule.py). Measured (bench_kernel_quality.py --schedule-version 2,
+    the selector's 4096^3 tiles, B row-major): main-loop work share gfx942
+    0.376 -> 0.427, gfx1100 0.174 -> 0.185, gfx1201 0.170 -> 0.209 against one copy; but
+    the doubled loop costs compile time, median CPU time over bench_compile.py's 18
+    kernels 82 -> 122 ms, so it is not the default."""
+    return 2 if config.schedule_version == 2 else 1
+
+
+def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int,
+                 d_per_block: int, config: PerfConfig, arch: ArchInfo,
+                 mma: MmaLayout) -> OperandPlan:
+    bits = 8 * ELEMENT_BYTES[elem]
+    kpack, k_per_block = config.kpack, config.k_per_block
+    d_first = (name == "A") == (layout == "row")   # plain [G, D, K]: K contiguous
+    if layout == "accel":
+        vector = widest_vector(elem, d_per_block * k_per_block)
+    elif d_first:   # K contiguous: the vector also lands contiguous in LDS
+        vector = widest_vector(elem, k_extent, k_per_block, kpack)
+    else:
+        vector = widest_vector(elem, d_extent, d_per_block)
+    # D contiguous in global memory but K contiguous (kpack runs) in LDS: a thread
+    # loads k_chunk rows of a D vector and writes `vector` kpack runs (a transpose in
+    # registers). k_chunk is kpack, halved while that leaves threads of the block
+    # without a unit, down to 2 (two 16-bit values share a dword).
+    k_chunk = 1
+    if layout != "accel" and not d_first and kpack > 1:
+        k_chunk = kpack
+        tile = d_per_block * k_per_block
+        while k_chunk % 4 == 0 and tile // (vector * k_chunk) < config.block_size(arch.wave_size):
+            k_chunk //= 2
+    # Rows are swizzled only when a row (the kpack run of one d) is one 16-byte bank
+    # slot, so every copy vector and fragment read stays inside a row. Padding each
+    # slab by 8/P rows (1 when P >= 8, P = kpackPerBlock) puts a K-contiguous copy's
+    # writes on distinct slots (codegen/global_copy.py row_key has the measurements).
+    swizzle = kpack * bits == 128
+    p = config.kpack_per_block
+    slab_pad = (1 if p >= 8 else (8 // p) % 8) if swizzle else 0
+    return OperandPlan(vector=vector, k_chunk=k_chunk, swizzle=swizzle,
+                       swizzle_bit=mma.swizzle_bit, slab_pad=slab_pad,
+                       ahead=loaded_ahead(vector, k_chunk, bits, config, arch))
+
+
+def loaded_ahead(vector: int, k_chunk: int, bits: int, config: PerfConfig,
+                 arch: ArchInfo) -> bool:
+    """Is an operand's tile loaded a k-tile ahead (held in registers meanwhile)?
+
+    Not when a held value is a sub-dword scalar (a ragged extent forcing 8/16-bit
+    loads): each would take a VGPR, more than the copy staging that the perf-config
+    register estimate allows (tuning/validity.py). Not on gfx942 when the MFMA
+    accumulators fill the 256 AGPRs (half the unified budget): measured on the
+    256x256 tile with 128x128 per wave, holding the tile spilled 88 (scheduleVersion
+    2) and 324 (1) bytes to scratch, against 0 and 0 without. Not when a transposing
+    copy writes sub-dword K runs (1-byte types, k_chunk 2): LLVM builds the 16-bit
+    columns when the loads arrive and keeps each in a VGPR across the k-tile. Measured
+    (benchmarks/bench_kernel_quality.py, B row-major): gfx1201 fp8 128x256 kPerBlock
+    16 spilled 208 bytes at 256 VGPRs and ran 237 instructions in the k-tile loop,
+    without: 0 bytes, 190 VGPRs, 59."""
+    if vector * bits < 32:
+        return False
+    if k_chunk > 1 and k_chunk * bits < 32:
+        return False
+    if arch.mma_kind == "mfma":
+        acc = config.m_per_wave * config.n_per_wave // arch.wave_size
+        return acc < arch.vgprs_per_lane // 2
+    return True
+
+
+def c_vector(mma: MmaLayout, config: PerfConfig, out_type: str, n: int, c_layout: str,
+             has_bias: bool) -> int:
+    """Elements per C store (and bias load): the widest width (at most 128 bits) that
+    divides the lane's c_len run and the run contiguous in C (N row-major, kpack in the
+    accel layout), and N when a bias is loaded with it (codegen/epilogue.py)."""
+    runs = [mma.c_len, config.kpack if c_layout == "accel" else n]
+    if has_bias:
+        runs.append(n)
+    return widest_vector(out_type, *runs)

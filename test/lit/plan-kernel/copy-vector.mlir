@@ -1,0 +1,34 @@
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel)' --split-input-file | FileCheck %s
+
+// Global load width: the widest vector (at most 128 bits) dividing the extent that is
+// contiguous in memory, so a vector is wholly inside a row or wholly past its end.
+// A row-major is K-contiguous (K = 256: 8 x f16); B row-major is N-contiguous (N = 48: 8).
+// CHECK-LABEL: func.func @aligned
+// CHECK: a_copy = {{[{][^}]*}}vector = 8 : i64}
+// CHECK-SAME: b_copy = {{[{][^}]*}}vector = 8 : i64}
+func.func @aligned(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// A ragged K (250) narrows A's loads to pairs; a ragged N (77) makes B's scalar.
+// CHECK-LABEL: func.func @ragged
+// CHECK: a_copy = {{[{][^}]*}}vector = 2 : i64}
+// CHECK-SAME: b_copy = {{[{][^}]*}}vector = 1 : i64}
+func.func @ragged(%a: memref<1x64x250xf16>, %b: memref<1x250x77xf16>, %c: memref<1x64x77xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x250xf16>, memref<1x250x77xf16>, memref<1x64x77xf32>) -> ()
+  return
+}
+
+// -----
+
+// Transposed B is K-contiguous; i8 vectors are 16 elements.
+// CHECK-LABEL: func.func @transposed_i8
+// CHECK: a_copy = {{[{][^}]*}}vector = 16 : i64}
+// CHECK-SAME: b_copy = {{[{][^}]*}}vector = 16 : i64}
+func.func @transposed_i8(%a: memref<1x64x64xi8>, %b: memref<1x64x64xi8>, %c: memref<1x64x64xi32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", b_layout = "transposed", perf_config = "v4:32,32,4,16,16,16,16,1,1,2,0,0,1,1"} : (memref<1x64x64xi8>, memref<1x64x64xi8>, memref<1x64x64xi32>) -> ()
+  return
+}

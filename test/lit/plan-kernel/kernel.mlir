@@ -1,0 +1,85 @@
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel)' --split-input-file | FileCheck %s
+
+// k_steps_per_read: on gfx942 one 128-bit LDS read (8 f16 of kpack 8) serves two
+// 16x16x16 k-steps (4 K per lane each); gfx1100's WMMA takes 16 K per lane, one read each.
+// CHECK-LABEL: func.func @mfma
+// CHECK: k_steps_per_read = 2 : i64
+func.func @mfma(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @wmma
+// CHECK: k_steps_per_read = 1 : i64
+func.func @wmma(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// lds_buffers: scheduleVersion 2 double-buffers the tiles in LDS.
+// CHECK-LABEL: func.func @double_buffer
+// CHECK: lds_buffers = 2 : i64
+func.func @double_buffer(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:64,64,8,32,32,16,8,1,2,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// scheduleVersion 1 (rocMLIR's default) keeps one buffer, even where two would fit.
+// CHECK-LABEL: func.func @default_fits
+// CHECK: lds_buffers = 1 : i64
+func.func @default_fits(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// sched_barriers: fences around each k-tile's MMAs when a tile is loaded ahead
+// (codegen/schedule.py) ...
+// CHECK-LABEL: func.func @ahead
+// CHECK: sched_barriers = true
+func.func @ahead(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// ... and none when neither is (gfx942 with the AGPRs full of accumulators).
+// CHECK-LABEL: func.func @none_ahead
+// CHECK: sched_barriers = false
+func.func @none_ahead(%a: memref<1x256x64xf16>, %b: memref<1x64x256xf16>, %c: memref<1x256x256xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,8,128,128,32,8,1,1,2,0,0,1,1"} : (memref<1x256x64xf16>, memref<1x64x256xf16>, memref<1x256x256xf32>) -> ()
+  return
+}
+
+// -----
+
+// waves_per_eu is the perf config's wavesPerEU (0: none); grid_group its gridGroupSize,
+// at most the M tiles there are (320 / 32 = 10) and at least 1 (the plain order).
+// CHECK-LABEL: func.func @fields
+// CHECK: grid_group = 4 : i64
+// CHECK-SAME: waves_per_eu = 2 : i64
+// CHECK-LABEL: func.func @clamped
+// CHECK: grid_group = 10 : i64
+// CHECK-SAME: waves_per_eu = 0 : i64
+// CHECK-LABEL: func.func @plain
+// CHECK: grid_group = 1 : i64
+func.func @fields(%a: memref<1x320x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x320x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:32,32,4,16,16,16,8,1,1,2,2,4,1,1"} : (memref<1x320x64xf16>, memref<1x64x64xf16>, memref<1x320x64xf32>) -> ()
+  return
+}
+func.func @clamped(%a: memref<1x320x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x320x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:32,32,4,16,16,16,8,1,1,2,0,64,1,1"} : (memref<1x320x64xf16>, memref<1x64x64xf16>, memref<1x320x64xf32>) -> ()
+  return
+}
+func.func @plain(%a: memref<1x320x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x320x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:32,32,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x320x64xf16>, memref<1x64x64xf16>, memref<1x320x64xf32>) -> ()
+  return
+}
