@@ -8,6 +8,7 @@ of the passes it checks.
 _EXPORTS = {
     "compile_gemm": "accel.api",
     "compile_module": "accel.api",
+    "compile_grouped_gemm": "accel.api",
     "compile_batch": "accel.batch",
     "compile_module_batch": "accel.batch",
     "KernelCache": "accel.cache",

@@ -10,6 +10,9 @@
     kernel.metadata      # dict: symbol, grid, block, lds_bytes, vgprs, mma, perf_config, ...
     result.metadata()    # the JSON document of DESIGN.md ("Code object contract")
 
+`compile_grouped_gemm` does the same for seed 003's grouped GEMM (accel.grouped_gemm):
+its kernels in launch order and `result.workspace`, the tile list a compact launch needs.
+
 Same input -> byte-identical output: kernels are built from text in a fixed order and
 nothing in the metadata depends on time, paths or hash order.
 """
@@ -21,10 +24,13 @@ import threading
 
 from accel import validate
 from accel.bindings import ir, new_context
+from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
+from accel.codegen.tile_list import TileListKernel
 from accel.compiled import CompiledKernel, CompileResult
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
+from accel.dialect.grouped_gemm import B_LAYOUTS, GROUPED_INPUTS, MODES, GroupedGemmOp
 from accel.dialect.ops import (
     ACCUMULATOR, BIAS_EPILOGUES, EPILOGUES, OUTPUT_TYPES, GemmOp, GemmShape, collect_ops,
     element_type_error, verify_module,
@@ -36,6 +42,7 @@ from accel.pipelines.kernel import KernelPipeline
 from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import run_steps
 from accel.target.database import get_arch
+from accel.tuning.grouped_dispatch import dispatch, load_table
 from accel.tuning.selection import select
 from accel.tuning.validity import MAX_OPERAND_BYTES
 
@@ -196,7 +203,8 @@ def shared_context() -> ir.Context:
 
 def compile_module(source: str | ir.Module, arch: str | None = None,
                    assembly: bool = True) -> CompileResult:
-    """Compile every `accel.gemm` of an MLIR module (text or parsed) to code objects.
+    """Compile every `accel.gemm` and `accel.grouped_gemm` of an MLIR module (text or
+    parsed) to code objects.
 
     `arch` defaults to the gemms' own; all must agree. Text is parsed in a context
     shared by a bounded number of compiles (_ContextPool).
@@ -228,6 +236,7 @@ def compiled_gemms(module: ir.Module, arch: str | None) -> tuple[list[GemmOp], s
     gemm targets that arch."""
     verify_module(module)
     gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
+    gemms += [GroupedGemmOp(op) for op in collect_ops(module, GroupedGemmOp.OP_NAME)]
     if not gemms:
         raise AccelError("the module has no 'accel.gemm' to compile")
     return gemms, arch or gemms[0].arch
@@ -244,12 +253,14 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
     objects, assembly = serialize(module, want_assembly)
     facts = {k.symbol: (k, gemm_metadata) for k in lowered.gemms}
     facts.update({k.symbol: (k, pack_metadata) for k in lowered.packs})
+    facts.update(grouped_facts(lowered.grouped))
     out = []
     for symbol in order:
         kernel, describe = facts[symbol]
         elf = objects[symbol]
         out.append(CompiledKernel(symbol, elf, assembly.get(symbol, ""), describe(kernel, elf)))
-    return CompileResult(pipeline.arch, tuple(out))
+    workspace = grouped_workspace(lowered.grouped) if lowered.grouped else None
+    return CompileResult(pipeline.arch, tuple(out), workspace)
 
 
 def launch_order(module: ir.Module) -> list[str]:
@@ -342,3 +353,174 @@ def note_count(code_object: bytes, key: str) -> int:
     if head not in widths:
         raise AccelError(f"code object metadata '{key}' has an unexpected encoding 0x{head:02x}")
     return struct.unpack_from(widths[head], code_object, i + 1)[0]
+
+
+# ---- grouped GEMM (accel.grouped_gemm, seed 003) ----------------------------------------
+def compile_grouped_gemm(arch: str, *, groups: int, n: int, k: int, max_seq_len: int,
+                         total_rows: int, in_type: str = "bf16", out_type: str | None = None,
+                         b_layout: str = "stacked", bias: bool = True, mode: str = "auto",
+                         perf_config: str | PerfConfig | None = None,
+                         dispatch_table: str | None = None,
+                         assembly: bool = True) -> CompileResult:
+    """Compile C[s:e] = A[s:e] @ B[g] (+ bias[g]) for each of `groups` groups, the rows
+    [s, e) read from seq_offsets on the device (accel.grouped_gemm, dialect/grouped_gemm.py).
+
+    total_rows is L_max, the row capacity of A [L_max, K] and C [L_max, N]; B is
+    [G*N, K] ("stacked") or [G, K, N] ("row"); the bias [G*N] has the output type.
+    `mode` uniform | compact | auto and the perf config are dispatched as
+    tuning/grouped_dispatch.py says (explicit values, then `dispatch_table`'s entry, or
+    the shipped table's, then a heuristic). The kernels are listed in launch order and
+    `result.workspace` names the tile list a compact launch needs."""
+    text = grouped_gemm_module_text(arch, groups=groups, n=n, k=k, max_seq_len=max_seq_len,
+                                    total_rows=total_rows, in_type=in_type, out_type=out_type,
+                                    b_layout=b_layout, bias=bias, mode=mode,
+                                    perf_config=perf_config, dispatch_table=dispatch_table)
+    try:
+        return compile_module(text, arch, assembly=assembly)
+    except AccelError as e:
+        e.location = None   # the module text is ours: a position in it means nothing
+        raise
+
+
+def grouped_gemm_module_text(arch: str, *, groups: int, n: int, k: int, max_seq_len: int,
+                             total_rows: int, in_type: str = "bf16", out_type: str | None = None,
+                             b_layout: str = "stacked", bias: bool = True, mode: str = "auto",
+                             perf_config=None, dispatch_table=None) -> str:
+    """The MLIR text of @grouped_gemm(A, B, seq_offsets, C[, bias]) holding one
+    accel.grouped_gemm whose perf config and mode are already dispatched."""
+    info = get_arch(arch)
+    if in_type not in GROUPED_INPUTS:
+        raise AccelError(f"element type {in_type!r} is not one of {', '.join(GROUPED_INPUTS)}")
+    out_type = in_type if out_type is None else out_type
+    if out_type not in (in_type, "f32"):
+        raise AccelError(f"output type {out_type!r} is not supported for {in_type} inputs "
+                         f"(expected {in_type} or f32)")
+    groups, n, k, max_seq_len, total_rows = (
+        validate.positive(name, v) for name, v in (
+            ("groups", groups), ("n", n), ("k", k), ("max_seq_len", max_seq_len),
+            ("total_rows", total_rows)))
+    if b_layout not in B_LAYOUTS:
+        raise AccelError(f"b_layout must be one of {', '.join(B_LAYOUTS)}, got {b_layout!r}")
+    if bias not in (True, False):
+        raise AccelError(f"bias must be a bool, got {bias!r}")
+    if mode not in MODES + ("auto",):
+        raise AccelError(f"mode must be one of {', '.join(MODES)} or auto, got {mode!r}")
+    if not isinstance(perf_config, (str, PerfConfig, type(None))):
+        raise AccelError(f"perf_config must be a string or a PerfConfig, "
+                         f"got {type(perf_config).__name__}")
+    if not isinstance(dispatch_table, (str, type(None))) and not hasattr(dispatch_table,
+                                                                         "__fspath__"):
+        raise AccelError(f"dispatch_table must be a path, got {type(dispatch_table).__name__}")
+    if max_seq_len > total_rows:
+        raise AccelError(f"max_seq_len must be in [1, total_rows = {total_rows}], "
+                         f"got {max_seq_len}")
+    config = (perf_config if isinstance(perf_config, PerfConfig)
+              else PerfConfig.parse(perf_config, info.mma_kind) if perf_config is not None
+              else None)
+    table = load_table(dispatch_table) if config is None else None
+    chosen = dispatch(info, groups=groups, n=n, k=k, max_seq_len=max_seq_len,
+                      total_rows=total_rows, in_type=in_type, out_type=out_type, mode=mode,
+                      perf_config=config, table=table)
+
+    def memref(shape, t):
+        return f"memref<{'x'.join(map(str, shape))}x{t}>"
+
+    b_shape = (groups * n, k) if b_layout == "stacked" else (groups, k, n)
+    names = ["%a", "%b", "%seq_offsets", "%c"]
+    types = [memref((total_rows, k), in_type), memref(b_shape, in_type),
+             memref((groups + 1,), "i32"), memref((total_rows, n), out_type)]
+    if bias:
+        names.append("%bias")
+        types.append(memref((groups * n,), out_type))
+    attrs = (f'arch = "{arch}", max_seq_len = {max_seq_len} : i64, b_layout = "{b_layout}", '
+             f'mode = "{chosen.mode}", perf_config = "{chosen.config}", '
+             f'config_source = "{chosen.source}"')
+    args = ", ".join(f"{a}: {t}" for a, t in zip(names, types))
+    return (f"func.func @grouped_gemm({args}) {{\n"
+            f"  \"accel.grouped_gemm\"({', '.join(names)}) {{{attrs}}} : "
+            f"({', '.join(types)}) -> ()\n"
+            f"  return\n}}\n")
+
+
+def grouped_facts(kernels) -> dict:
+    """symbol -> (kernel, its metadata function) for grouped GEMMs' main and prep kernels."""
+    facts = {}
+    for kernel in kernels:
+        facts[kernel.symbol] = (kernel, grouped_metadata)
+        if kernel.tile_list is not None:
+            facts[kernel.tile_list.symbol] = (kernel.tile_list, tile_list_metadata)
+    return facts
+
+
+def _grouped_args(kernel: GroupedGemmKernel) -> list[dict]:
+    """The main kernel's arguments in kernel-argument order, with the user's shapes."""
+    gemm, launch = kernel.gemm, kernel.launch
+    g, n, k, rows = launch.groups, gemm.n, gemm.k, launch.total_rows
+    b_shape = (g * n, k) if kernel.b_layout == "stacked" else (g, k, n)
+    args = [_arg("A", gemm.in_type, (rows, k), "row"),
+            _arg("B", gemm.in_type, b_shape, kernel.b_layout),
+            _arg("C", gemm.out_type, (rows, n), "row")]
+    if gemm.extras:   # the group's bias, the one epilogue operand a grouped GEMM takes
+        args.append(_arg("bias", gemm.out_type, (g * n,), "row"))
+    args.append(_arg("seq_offsets", "i32", (g + 1,), "row"))
+    if kernel.tile_list is not None:
+        args.append(_tile_map_arg(kernel.tile_list))
+    return args
+
+
+def _tile_map_arg(prep: TileListKernel) -> dict:
+    # Written by the prep kernel, read by the main kernel: workspace, not a user buffer.
+    return {**_arg("tile_map", "i32", (prep.entries,), "row"), "kind": "workspace"}
+
+
+def grouped_metadata(kernel: GroupedGemmKernel, code_object: bytes) -> dict:
+    """The main kernel's entry in the code object contract. `grid` is the upper bound the
+    host launches (tuning/grouped_launch.py: from G, L_max, max_seq_len and the tile)."""
+    gemm, launch = kernel.gemm, kernel.launch
+    cfg = gemm.config
+    return {
+        "symbol": kernel.symbol,
+        "code_object": f"{kernel.symbol}.hsaco",
+        "op": "grouped_gemm",
+        "mode": kernel.mode,
+        "grid": list(kernel.grid),
+        "block": [kernel.block_size, 1, 1],
+        "lds_bytes": kernel.lds_bytes,
+        "vgprs": note_count(code_object, ".vgpr_count"),
+        "mma": gemm.mma.instr.mnemonic,
+        "perf_config": str(cfg),
+        "padded": {"m": launch.tiles_per_group * cfg.m_per_block,
+                   "n": launch.n_tiles * cfg.n_per_block,
+                   "k": gemm.k_tiles * cfg.k_per_block},
+        "shape": {"groups": launch.groups, "n": gemm.n, "k": gemm.k,
+                  "max_seq_len": launch.max_seq_len, "total_rows": launch.total_rows},
+        "tiles_per_group": launch.tiles_per_group,
+        "epilogue": gemm.epilogue,
+        "args": _grouped_args(kernel),
+    }
+
+
+def tile_list_metadata(kernel: TileListKernel, code_object: bytes) -> dict:
+    """The compact mode's prep kernel: seq_offsets in, the tile list out."""
+    return {
+        "symbol": kernel.symbol,
+        "code_object": f"{kernel.symbol}.hsaco",
+        "op": "grouped_tile_list",
+        "grid": list(kernel.grid),
+        "block": [kernel.block_size, 1, 1],
+        "lds_bytes": kernel.lds_bytes,
+        "vgprs": note_count(code_object, ".vgpr_count"),
+        "args": [_arg("seq_offsets", "i32", (kernel.groups + 1,), "row"),
+                 _tile_map_arg(kernel)],
+    }
+
+
+def grouped_workspace(kernels) -> dict:
+    """The buffers the grouped GEMMs need beyond the user's: one tile list per compact
+    launch, written by its prep kernel and read by its main kernel (no initial value)."""
+    buffers = []
+    for kernel in kernels:
+        prep = kernel.tile_list
+        if prep is not None:
+            buffers.append({**_tile_map_arg(prep), "kernels": [prep.symbol, kernel.symbol]})
+    return {"bytes": sum(b["bytes"] for b in buffers), "buffers": buffers}

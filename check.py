@@ -24,6 +24,8 @@ The bound for one element C[g, i, j]:
 A fused epilogue (accel.gemm `epilogue`) adds the bias in f32 as one more addition
 (its magnitude joins the sum's) and applies relu, which is 1-Lipschitz: the bound of
 the sum carries over, the output rounding applies to the clamped value.
+`check_grouped_gemm` does the same for a grouped GEMM (accel.grouped_gemm), group by
+group, and checks that no row outside the groups was written.
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from accel import validate
-from accel.api import default_out_type, gemm_module_text
+from accel.api import default_out_type, gemm_module_text, grouped_gemm_module_text
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
 from accel.dialect.accel_layout import AccelTile, pack
 from accel.dialect.element_types import FP8_FORMATS, NUMPY_TYPES, is_fp8
-from accel.dialect.ops import BIAS_EPILOGUES
+from accel.dialect.grouped_gemm import GroupedGemmOp
+from accel.dialect.ops import BIAS_EPILOGUES, collect_ops
 from accel.pipelines.kernel import KernelPipeline
 from accel.sim import Launch, run_host
 
@@ -247,3 +250,107 @@ def check_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str = 
                      tuple(kernel.grid), (kernel.block_size, 1, 1), kernel.lds_bytes,
                      kernel.mma.instr.mnemonic, tuple(report.launches), compare(c, ref, tol),
                      c.astype(np.float64), ref, tol, report.seconds)
+
+
+# ---- grouped GEMM (accel.grouped_gemm) ---------------------------------------------------
+@dataclass(frozen=True)
+class GroupedCheck:
+    """One compiled and simulated grouped GEMM."""
+    perf_config: str
+    mode: str
+    config_source: str
+    launches: tuple[Launch, ...]      # prep (compact mode), then main, as the host ran them
+    comparison: Comparison            # the rows of every group, elementwise
+    untouched_rows_kept: bool         # every row outside the groups still holds its NaN
+    tiles_occupied: int               # (group, M tile, N tile) triples holding a row
+    main_workgroups: int              # the main kernel's launched grid
+    loading_workgroups: dict          # "A", "B", "bias" -> main-kernel workgroups loading it
+    mma_workgroups: int               # main-kernel workgroups that ran an MMA
+    seconds: float
+
+
+def check_grouped_gemm(arch: str, *, lengths, n: int, k: int, max_seq_len: int,
+                       total_rows: int, in_type: str = "bf16", out_type: str | None = None,
+                       b_layout: str = "stacked", bias: bool = True, mode: str = "auto",
+                       perf_config=None, dispatch_table=None, seed: int = 0) -> GroupedCheck:
+    """Compile a grouped GEMM of len(lengths) groups, simulate its kernels (prep, then
+    main, reading the device-side tile list) on random data with seq_offsets the prefix
+    sum of `lengths`, and compare every row of every group with the float64 product
+    (a group's rows past max_seq_len are not computed and must stay untouched, as every
+    row past the groups)."""
+    seed = validate.integer("seed", seed, minimum=0, what="a non-negative integer")
+    lengths = [int(x) for x in lengths]
+    groups = len(lengths)
+    if groups == 0 or min(lengths) < 0 or sum(lengths) > total_rows:
+        raise AccelError(f"lengths must be {groups or 'one or more'} non-negative row "
+                         f"counts summing to at most total_rows = {total_rows}")
+    out_type = out_type or in_type
+    text = grouped_gemm_module_text(arch, groups=groups, n=n, k=k, max_seq_len=max_seq_len,
+                                    total_rows=total_rows, in_type=in_type, out_type=out_type,
+                                    b_layout=b_layout, bias=bias, mode=mode,
+                                    perf_config=perf_config, dispatch_table=dispatch_table)
+    rng = np.random.default_rng(seed)
+    a = random_operand(rng, in_type, (total_rows, k))
+    b_mats = random_operand(rng, in_type, (groups, k, n))   # group g's K x N matrix
+    b_arg = (np.ascontiguousarray(b_mats.transpose(0, 2, 1)).reshape(groups * n, k)
+             if b_layout == "stacked" else b_mats)
+    bias_v = random_operand(rng, out_type, (groups, n)) if bias else None
+    seq = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    c = np.full((total_rows, n), np.nan, dtype=NUMPY_TYPES[out_type])
+    with new_context():
+        module = ir.Module.parse(text)
+        (op,) = collect_ops(module, GroupedGemmOp.OP_NAME)
+        source = GroupedGemmOp(op).config_source
+        try:
+            (kernel,) = KernelPipeline(arch=arch).to_kernel_ir(module).grouped
+        except AccelError as e:
+            e.location = None   # the module text is ours
+            raise
+        args = [a, b_arg, seq, c] + ([bias_v.reshape(-1)] if bias else [])
+        report = run_host(module, "grouped_gemm", args, arch=arch)
+    got = c.astype(np.float64)
+    ref = np.full(got.shape, np.nan)
+    tol = np.zeros(got.shape)
+    computed = np.zeros(total_rows, dtype=bool)
+    cfg = kernel.gemm.config
+    occupied = 0
+    for g, length in enumerate(lengths):
+        s, rows = int(seq[g]), min(length, max_seq_len)
+        occupied += -(-rows // cfg.m_per_block)
+        if rows == 0:
+            continue
+        r, t = reference(a[None, s:s + rows], b_mats[g:g + 1], in_type, out_type,
+                         bias=None if bias_v is None else bias_v[g:g + 1])
+        ref[s:s + rows], tol[s:s + rows] = r[0], t[0]
+        computed[s:s + rows] = True
+    main = report.launches[-1].report
+    # The main kernel's arguments: #0 A, #1 B, #2 C, #3 the bias, then seq_offsets.
+    names = {"A": "argument #0", "B": "argument #1"}
+    if bias:
+        names["bias"] = "argument #3"
+    loading = {k_: len(main.active_workgroups.get(f"load {v}", ())) for k_, v in names.items()}
+    return GroupedCheck(
+        str(cfg), kernel.mode, source, tuple(report.launches),
+        compare(got[computed], ref[computed], tol[computed]),
+        bool(np.isnan(got[~computed]).all()), occupied * kernel.launch.n_tiles,
+        main.workgroups, loading, len(main.active_workgroups.get("mma", ())), report.seconds)
+
+
+def group_lengths(distribution: str, groups: int, max_seq_len: int, seed: int = 0) -> list[int]:
+    """Row counts of `groups` groups: "uniform" (all max_seq_len), "empty" (all 0) or
+    "skew", seed 003's skew regime: about 20% empty groups, one at the full
+    max_seq_len, one near it (7/8 of it), the rest uniform in [1, max_seq_len / 2]."""
+    if distribution == "uniform":
+        return [max_seq_len] * groups
+    if distribution == "empty":
+        return [0] * groups
+    if distribution != "skew":
+        raise AccelError(f"distribution must be uniform, skew or empty, got {distribution!r}")
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, max(max_seq_len // 2, 1) + 1, groups)
+    lengths[rng.random(groups) < 0.2] = 0
+    lengths[rng.integers(groups)] = max_seq_len
+    if groups > 1:
+        near = (rng.integers(groups - 1) + 1 + np.flatnonzero(lengths == max_seq_len)[0]) % groups
+        lengths[near] = max(max_seq_len * 7 // 8, 1)
+    return [int(x) for x in lengths]

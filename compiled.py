@@ -21,6 +21,12 @@ class CompiledKernel:
 class CompileResult:
     arch: str
     kernels: tuple[CompiledKernel, ...]
+    # Buffers accel needs beyond the user's (a grouped GEMM's tile list), when the module
+    # has a grouped GEMM: {"bytes": total, "buffers": [...]} (api.grouped_workspace).
+    workspace: dict | None = None
 
     def metadata(self) -> dict:
-        return {"arch": self.arch, "kernels": [k.metadata for k in self.kernels]}
+        out = {"arch": self.arch, "kernels": [k.metadata for k in self.kernels]}
+        if self.workspace is not None:
+            out["workspace"] = self.workspace
+        return out

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from accel.codegen.builder import Emitter, Value
 from accel.codegen.global_copy import vector_type
 from accel.codegen.mma import MmaLayout
+from accel.codegen.workgroup_tile import RowWindow
 from accel.dialect.epilogue_program import Program
 
 # Abramowitz and Stegun 7.1.26: erf(x) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5))))
@@ -93,6 +94,7 @@ class Epilogue:
     width: int           # elements per store and extra-operand load (the plan's c_vector)
     program: Program = Program(())
     extras: tuple[Extra, ...] = ()
+    rows: RowWindow | None = None   # C's rows of a grouped GEMM's group (a [1, L, N] C)
 
     @property
     def accel(self) -> bool:
@@ -119,10 +121,16 @@ class Epilogue:
                     if "m" not in x.kind:
                         hoisted[c, j, i] = self._load_extra(em, x, batch, None, 1, col,
                                                             col_ok, w)
+        # C's batch index and the index a dropped store is sent to (extra operands keep
+        # `batch`: a grouped GEMM's group).
+        c_batch, c_count = (0, 1) if self.rows is not None else (batch, self.g)
         for r in range(reps_m):
             row_local = em.add(row_in_tile, r * mma.m)
             row = em.add(em.mul(m_tile, self.m_per_block), row_local)
             row_ok = em.lt(row, self.m) if self.m % self.m_per_block else 1
+            if self.rows is not None:
+                row = em.add(self.rows.base, row)
+                row_ok = em.lt(row, self.rows.bound)
             for c in range(reps_n):
                 for j in range(0, mma.c_len, w):
                     col = em.add(col_lane, c * mma.n + j)
@@ -132,7 +140,7 @@ class Epilogue:
                         idx = self._accel_index(em, em.select(ok, batch, self.g), m_tile,
                                                 row_local, col)
                     else:
-                        idx = (em.select(em.and_(row_ok, col_ok), batch, self.g), row, col)
+                        idx = (em.select(em.and_(row_ok, col_ok), c_batch, c_count), row, col)
                     idx = ", ".join(em.v(x) for x in idx)
                     i32s = ", ".join(["i32"] * (6 if self.accel else 3))
                     x = em.slice(accs[r * reps_n + c], mma.c_len, j, w, self.acc_elem)

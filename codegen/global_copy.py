@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from math import gcd
 
 from accel.codegen.builder import Emitter, Value
+from accel.codegen.workgroup_tile import RowWindow
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.kernel_plan import OperandPlan
 
@@ -66,6 +67,7 @@ class OperandCopy:
     kpack: int
     block_size: int      # threads sharing the copy
     plan: OperandPlan
+    rows: RowWindow | None = None  # D rows of a one-batch [1, D, K] memref (grouped GEMM)
 
     @property
     def k_per_block(self) -> int:
@@ -228,6 +230,8 @@ class OperandCopy:
             idx = (em.select(valid, g, g_count), d_tile, k_tile, em.div(i, d_pb * kp),
                    em.rem(em.div(i, kp), d_pb), em.rem(i, kp))
             return [(self._buffer_load(em, idx, vt), vt)]
+        if self.rows is not None:   # a row window indexes a one-batch [1, L, K] memref
+            g, g_count = 0, 1
         out = []
         for r in range(kc):   # kc > 1 only for transposing copies: K rows
             d, k, ok_dk = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile)
@@ -303,7 +307,10 @@ class OperandCopy:
         k = em.add(em.mul(k_tile, self.k_per_block), k_local)
         # A whole tile inside the extent needs no predicate on that side.
         valid = 1
-        if self.d_extent % self.d_per_block:
+        if self.rows is not None:
+            d = em.add(self.rows.base, d)
+            valid = em.lt(d, self.rows.bound)
+        elif self.d_extent % self.d_per_block:
             valid = em.and_(valid, em.lt(d, self.d_extent))
         if self.k_extent % self.k_per_block:
             valid = em.and_(valid, em.lt(k, self.k_extent))

@@ -20,6 +20,7 @@ from accel.codegen.grid_order import grouped_tile
 from accel.codegen.mma import MmaLayout, mma_layout
 from accel.codegen.mma_step import LdsTile, MmaStep
 from accel.codegen.schedule import TileCopies, k_tile_loop
+from accel.codegen.workgroup_tile import WorkgroupTile
 from accel.dialect.accel_layout import ceil_div
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.kernel_plan import KernelPlan
@@ -120,18 +121,23 @@ class GemmKernel:
         return tuple(f"memref<{self.buffers * op.lds_elems}x{op.elem}, "
                      f"#gpu.address_space<workgroup>>" for op in (self.a, self.b))
 
-    def _emit_body(self, em: Emitter) -> None:
+    def _emit_body(self, em: Emitter, tile: WorkgroupTile | None = None) -> None:
+        """The kernel's body; `tile` (a grouped GEMM's, codegen/grouped.py) replaces the
+        block ids as the workgroup's tile, and A (self.a.rows) and C read its row window."""
         cfg, mma = self.config, self.mma
         wave = self.arch.wave_size
         lds_a_t, lds_b_t = self._lds_types()
         tid = em.gpu_id("thread_id x", "tid")
-        n_tile = em.gpu_id("block_id x", "bx")
-        m_tile = em.gpu_id("block_id y", "by")
-        batch = em.gpu_id("block_id z", "bz")
-        if self.plan.grid_group > 1:
-            gx, gy, _ = self.grid
-            m_tile, n_tile = grouped_tile(em, em.add(em.mul(m_tile, gx), n_tile), gy, gx,
-                                          self.plan.grid_group)
+        if tile is None:
+            n_tile = em.gpu_id("block_id x", "bx")
+            m_tile = em.gpu_id("block_id y", "by")
+            batch = em.gpu_id("block_id z", "bz")
+            if self.plan.grid_group > 1:
+                gx, gy, _ = self.grid
+                m_tile, n_tile = grouped_tile(em, em.add(em.mul(m_tile, gx), n_tile), gy, gx,
+                                              self.plan.grid_group)
+        else:
+            n_tile, m_tile, batch = tile.n_tile, tile.m_tile, tile.batch
         wave_id = em.div(tid, wave)
         lane = em.rem(tid, wave)
         wave_m = em.div(wave_id, cfg.waves_n)
@@ -162,7 +168,8 @@ class GemmKernel:
                             kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
                             acc_elem=self.acc_type, out_elem=self.out_type,
                             accumulate=self.accumulate, width=self.plan.c_vector,
-                            program=Program.parse(self.epilogue), extras=self.extras)
+                            program=Program.parse(self.epilogue), extras=self.extras,
+                            rows=self.a.rows)
         row_in_tile = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         col_lane = em.add(em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave)),
                           mma.c_col_base(em, lane))

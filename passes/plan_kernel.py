@@ -17,8 +17,9 @@ from accel.codegen.mma import MmaLayout, select_mma
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.epilogue_program import LEGACY, Program
+from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.kernel_plan import KernelPlan, OperandPlan
-from accel.dialect.ops import GemmOp, collect_ops, memref_info
+from accel.dialect.ops import GemmOp, GemmShape, collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.registry import AccelPass, register
 from accel.target.database import ArchInfo, get_arch
@@ -114,6 +115,58 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         # the M tiles there are, and 0 or 1 keep the plain order.
         grid_group=max(1, min(config.grid_group_size, -(-shape.m // config.m_per_block))),
         a=a, b=b)
+
+
+def plan_grouped(op: GroupedGemmOp, symbol: str = "") -> KernelPlan:
+    """The plan of an accel.grouped_gemm's main kernel: the plan of its per-tile gemm
+    (G batches of max_seq_len x N x K; A [1, L, K] row-major, B stacked [G, N, K] or
+    row [G, K, N], C [1, L, N] row-major), by the rules of `_plan`, in the plain grid
+    order (the grouped kernel finds its tile at run time: codegen/grouped.py)."""
+    try:
+        return _plan_grouped(op, symbol)
+    except AccelError as e:
+        if e.location is None:
+            e.location = op.location
+        raise
+
+
+def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
+    op.verify()
+    config = op.perf_config
+    if config is None or op.mode == "auto":
+        raise AccelError("'accel.grouped_gemm' has no perf_config and mode; run "
+                         "accel-grouped-dispatch first")
+    arch = get_arch(op.arch)
+    g, n, k, msl = op.groups, op.n, op.k, op.max_seq_len
+    in_type, out_type = op.in_type, op.out_type
+    problems = check_config(arch, in_type, GemmShape(g, msl, n, k), config)
+    if problems:
+        raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
+                         f"{arch.name}: {problems[0]}")
+    for v in (op.a, op.b, op.c) + ((op.bias,) if op.bias is not None else ()):
+        shp, elem = memref_info(v)
+        size = ELEMENT_BYTES[elem]
+        for d in shp:
+            size *= d
+        # As for accel.gemm (`_plan`): 32-bit buffer offsets.
+        if size >= 2**31:
+            raise AccelError(f"operand of {size} bytes is too large for 32-bit buffer offsets")
+    mma = select_mma(arch, in_type, in_type, config.mn_per_xdl)
+    bits = 8 * ELEMENT_BYTES[in_type]
+    buffers = lds_buffers(config)
+    b_layout = "transposed" if op.b_layout == "stacked" else "row"
+    a = operand_plan("A", "row", in_type, msl, k, config.m_per_block, config, arch, mma)
+    b = operand_plan("B", b_layout, in_type, n, k, config.n_per_block, config, arch, mma)
+    lds = buffers * sum(config.kpack_per_block * (d + p.slab_pad) * config.kpack
+                        for d, p in ((config.m_per_block, a), (config.n_per_block, b)))
+    if lds * bits // 8 > arch.lds_bytes:
+        a, b = replace(a, slab_pad=0), replace(b, slab_pad=0)
+    return KernelPlan(
+        symbol=symbol, mma=mma.instr.mnemonic,
+        k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
+        lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
+        c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
+        waves_per_eu=config.waves_per_eu, grid_group=1, a=a, b=b)
 
 
 _LAYOUT_LETTER = {"row": "r", "transposed": "t", "accel": "x"}

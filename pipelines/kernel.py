@@ -1,14 +1,16 @@
-"""The kernel pipeline: `accel.gemm` -> Kernel IR -> ROCDL -> `gpu.binary`, built in one place.
+"""The kernel pipeline: `accel.gemm`, `accel.grouped_gemm` -> Kernel IR -> ROCDL -> `gpu.binary`.
 
   accel-kernel-pipeline{arch=gfx942 format=bin cu-count=0}
 
 stands for these steps (`KernelPipeline.steps`; `--mlir-print-ir-after-all` dumps each):
 
   accel-affix-perf-config{arch=.. cu-count=..}  validate the given perf config or choose one
+  accel-grouped-dispatch{arch=..}               grouped gemms: perf config and launch mode
   accel-layout                                  fold accel-layout chains, pack constant weights
   accel-lower-pack                              runtime accel.pack/unpack -> copy kernels
   accel-plan-kernel                             record every kernel decision on the gemm
   accel-gemm-to-gpu                             accel.gemm -> MFMA/WMMA kernel + launch
+  accel-grouped-gemm-to-gpu                     accel.grouped_gemm -> its kernels + launches
   <kernel_lowering(arch)>                       upstream: kernels to ROCDL, target attached
   <HOST_LOWERING>                               upstream: host code to LLVM
   <serialization(format)>                       upstream: gpu.module -> gpu.binary
@@ -23,10 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel.bindings import gpu, ir
+from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
 from accel.passes.accel_layout import AccelLayout
 from accel.passes.affix_perf_config import AffixPerfConfig
 from accel.passes.gemm_to_gpu import GemmToGpu, lower_gemms
+from accel.passes.grouped_dispatch import GroupedDispatch
+from accel.passes.grouped_gemm_to_gpu import GroupedGemmToGpu, lower_grouped_gemms
 from accel.passes.lower_pack import LowerPack, PackKernel, lower_packs
 from accel.passes.plan_kernel import PlanKernel
 from accel.passes.registry import option, register
@@ -91,21 +96,24 @@ class KernelIR:
     """What `to_kernel_ir` leaves: the module's kernels, each with its facts."""
     packs: tuple[PackKernel, ...]      # program order
     gemms: tuple[GemmKernel, ...]      # program order
+    grouped: tuple[GroupedGemmKernel, ...] = ()   # program order
 
 
 @register
 @dataclass(frozen=True)
 class KernelPipeline(PipelinePass):
     NAME = "accel-kernel-pipeline"
-    SUMMARY = ("accel.gemm to gpu.binary: affix perf config, accel layout, pack kernels, "
-               "kernel plan, accel-gemm-to-gpu, then ROCDL lowering and serialization")
+    SUMMARY = ("accel.gemm and accel.grouped_gemm to gpu.binary: affix perf config, grouped "
+               "dispatch, accel layout, pack kernels, kernel plan, accel-gemm-to-gpu, "
+               "accel-grouped-gemm-to-gpu, then ROCDL lowering and serialization")
     arch: str = option("gfx942", "target chip", choices=tuple(ARCHES))
     format: str = option("bin", "bin: ELF code object; isa: assembly text", choices=FORMATS)
     cu_count: int = option(0, "CUs of the target part, for perf-config selection (0 = default)")
 
     def front_steps(self) -> list[Step]:
         """The accel passes that prepare gemms for kernel generation."""
-        return [AffixPerfConfig(cu_count=self.cu_count, arch=self.arch), AccelLayout()]
+        return [AffixPerfConfig(cu_count=self.cu_count, arch=self.arch),
+                GroupedDispatch(arch=self.arch), AccelLayout()]
 
     def kernel_steps(self) -> list[Step]:
         """Kernel IR to a ROCDL gpu.module with its target: upstream's passes on verified
@@ -119,16 +127,18 @@ class KernelPipeline(PipelinePass):
         return [UpstreamSegment(serialization(fmt), verify=False)]
 
     def steps(self) -> list[Step]:
-        return [*self.front_steps(), LowerPack(), PlanKernel(), GemmToGpu(),
+        return [*self.front_steps(), LowerPack(), PlanKernel(), GemmToGpu(), GroupedGemmToGpu(),
                 *self.kernel_steps(),
                 UpstreamSegment(HOST_LOWERING, verify=False),
                 *self.serialization_steps(self.format)]
 
     def to_kernel_ir(self, module: ir.Module) -> KernelIR:
         """The steps up to and including accel-gemm-to-gpu, in place; their kernels'
-        facts. LowerPack and GemmToGpu run through their bodies, which return them."""
+        facts. LowerPack, GemmToGpu and GroupedGemmToGpu run through their bodies, which
+        return them."""
         run_steps(module, self.front_steps())
         packs = lower_packs(module)
         PlanKernel().run(module)
         gemms = lower_gemms(module)
-        return KernelIR(tuple(packs), tuple(gemms))
+        grouped = lower_grouped_gemms(module)
+        return KernelIR(tuple(packs), tuple(gemms), tuple(grouped))

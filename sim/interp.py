@@ -91,6 +91,7 @@ class State:
         self.lin_in_wg = np.tile(lin, self.W)
         self.tid = tuple(np.tile(t, self.W) for t in (tx, ty, tz))
         wg_ids = np.asarray(wg_ids, dtype=np.int64)
+        self.wg_ids = wg_ids   # linear workgroup id of each workgroup of the batch
         bx = wg_ids % grid[0]
         by = (wg_ids // grid[0]) % grid[1]
         bz = wg_ids // (grid[0] * grid[1])
@@ -110,6 +111,16 @@ class State:
 
     def restore_mask(self, prev):
         self.mask, self.rows = prev
+
+    def note_active(self, what: str) -> None:
+        """Record the workgroups with an active thread here in report.active_workgroups."""
+        if self.rows is None:
+            ids = self.wg_ids
+        else:
+            hit = np.zeros(self.W, dtype=bool)
+            hit[self.wg[self.rows]] = True
+            ids = self.wg_ids[hit]
+        self.report.active_workgroups.setdefault(what, set()).update(ids.tolist())
 
     def thread_name(self, row: int) -> str:
         t = tuple(int(a[row]) for a in self.tid)

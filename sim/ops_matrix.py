@@ -77,6 +77,7 @@ def _compile_mma(c, o, lay, in_type, unsigned_a=False, unsigned_b=False, clamp=F
             if (m.any(axis=1) & ~m.all(axis=1)).any():
                 raise AccelError(f"simulator: {name} executed by part of a wave (the "
                                  "instruction needs every lane)", location=loc)
+        st.note_active("mma")
         r = st.regs
         A = _wave_values(st, r[a], wave, lay.a_len)
         B = _wave_values(st, r[b], wave, lay.a_len)

@@ -242,6 +242,7 @@ def _raw_buffer_load(c, o):
         r = st.regs
         view, elem, valid = _raw_elements(st, r, m, idx, info, n, index_offset, sgpr,
                                           check, loc, "load")
+        st.note_active(f"load {view.buf.name}")
         vals = np.zeros(elem.shape, dtype=vt.dtype)
         vals[valid] = view.buf.data[elem[valid]]
         r[out] = _to_all_threads(st, vals.reshape((elem.shape[0],) + vt.shape), vt)

@@ -37,6 +37,10 @@ class SimReport:
     threads_per_workgroup: int = 0
     wave_size: int = 0
     seconds: float = 0.0
+    # What workgroups did, for counting idle ones: "load <buffer>" (a raw buffer load
+    # of a kernel argument, e.g. "load argument #0") and "mma" -> the linear ids of the
+    # workgroups in which at least one thread executed it.
+    active_workgroups: dict[str, set] = field(default_factory=dict)
 
 
 @dataclass

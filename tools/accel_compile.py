@@ -3,6 +3,9 @@
   accel-compile --arch gfx942 -m 128 -n 1280 -k 5120 -t f16 \\
       --a-layout accel --b-layout accel --perf-config v3:32,32,8,16,16,8,1,2,2,1,1 -o out/
   accel-compile input.mlir --arch gfx1100 -o out/     (every accel.gemm in the file)
+  accel-compile --grouped --arch gfx942 --groups 120 -n 256 -k 256 --max-seq-len 7680 \
+      --total-rows 921600 -t bf16 [--mode uniform|compact|auto] [--dispatch-table T.json]
+                                                       (accel.grouped_gemm, seed 003)
   accel-compile --batch gemms.json -j 8 -o out/        (a JSON list of GEMMs)
 
 Writes `<symbol>.hsaco` and `<symbol>.s` per kernel and one `<name>.json` (name: the
@@ -50,8 +53,9 @@ def _parser() -> ArgumentParser:
     p.add_argument("-m", type=int, help="rows of A and C")
     p.add_argument("-n", type=int, help="columns of B and C")
     p.add_argument("-k", type=int, help="reduction extent")
-    p.add_argument("-t", "--type", dest="in_type", choices=IN_TYPES, default="f16",
-                   help="element type of A, and of B unless --b-type (default f16)")
+    p.add_argument("-t", "--type", dest="in_type", choices=IN_TYPES,
+                   help="element type of A, and of B unless --b-type (default f16; bf16 "
+                        "with --grouped)")
     p.add_argument("--b-type", choices=IN_TYPES,
                    help="element type of B where it differs from A's (fp8 x bf8 pairings)")
     p.add_argument("--out-type", choices=("f16", "bf16", "f32", "i32"),
@@ -60,13 +64,15 @@ def _parser() -> ArgumentParser:
     p.add_argument("--trans-a", action="store_true", help="A is stored [G, K, M]")
     p.add_argument("--trans-b", action="store_true", help="B is stored [G, N, K]")
     p.add_argument("--a-layout", choices=("row", "accel"), default="row")
-    p.add_argument("--b-layout", choices=("row", "accel"), default="row")
+    p.add_argument("--b-layout", choices=("row", "accel", "stacked"),
+                   help="row (default) | accel; with --grouped stacked (default) | row")
     p.add_argument("--perf-config", help="rocMLIR perf config string, v3:... or v4:...")
     p.add_argument("--accumulate", action="store_true", help="C += A * B instead of C = A * B")
     p.add_argument("--epilogue", choices=("none", "bias", "relu", "bias_relu"), default="none",
                    help="fused epilogue: C = relu?(A * B + bias?); the bias is the 4th argument")
     p.add_argument("--batched-bias", action="store_true",
                    help="the bias is [G, N] (one row per batch) instead of [N]")
+    _add_grouped_flags(p)
     p.add_argument("--batch", metavar="LIST.json",
                    help="compile a JSON list of GEMMs, each an object with the keys "
                         "arch, g, m, n, k, type, b_type, out_type, trans_a, trans_b, a_layout, "
@@ -99,6 +105,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.name is not None and (not args.name or os.sep in args.name
                                   or args.name in (os.curdir, os.pardir)):
         raise AccelError(f"--name must be a plain file name, got '{args.name}'")
+    if args.grouped or _grouped_flags_given(args):
+        result = _compile_grouped(args)
+        write_result(result, args.output_dir, args.name or result.kernels[-1].symbol)
+        return 0
     if args.no_cache and args.cache_dir is not None:
         raise AccelError("--no-cache and --cache-dir cannot be combined")
     from accel import batch
@@ -197,6 +207,59 @@ def input_stem(path: str) -> str:
     base = os.path.basename(path)
     stem = base[:-len(".mlir")] if base.endswith(".mlir") else os.path.splitext(base)[0]
     return stem.lstrip(".") or "module"
+
+
+# ---- grouped GEMM (--grouped) --------------------------------------------------------------
+_GROUPED_ONLY = (("--groups", "groups"), ("--max-seq-len", "max_seq_len"),
+                 ("--total-rows", "total_rows"), ("--mode", "mode"),
+                 ("--dispatch-table", "dispatch_table"), ("--no-bias", "no_bias"))
+
+
+def _add_grouped_flags(p: ArgumentParser) -> None:
+    p.add_argument("--grouped", action="store_true",
+                   help="compile a grouped GEMM (accel.grouped_gemm): C[s:e] = A[s:e] @ B[g] "
+                        "+ bias[g] over the rows seq_offsets gives each group on the device")
+    p.add_argument("--groups", type=int, help="--grouped: the group count G")
+    p.add_argument("--max-seq-len", type=int, help="--grouped: rows of the longest group")
+    p.add_argument("--total-rows", type=int, help="--grouped: L_max, the rows of A and C")
+    p.add_argument("--mode", choices=("auto", "uniform", "compact"),
+                   help="--grouped: launch mode (default auto)")
+    p.add_argument("--dispatch-table", help="--grouped: a JSON dispatch table replacing the "
+                                            "shipped one")
+    p.add_argument("--no-bias", action="store_true", help="--grouped: no fused bias")
+
+
+def _grouped_flags_given(args) -> bool:
+    return any(getattr(args, dest) not in (None, False) for _, dest in _GROUPED_ONLY)
+
+
+def _compile_grouped(args):
+    from accel.api import compile_grouped_gemm
+    if not args.grouped:
+        given = [f for f, dest in _GROUPED_ONLY if getattr(args, dest) not in (None, False)]
+        raise AccelError(f"{', '.join(given)} need --grouped")
+    if args.input is not None:
+        raise AccelError("--grouped takes no input file (its shape is given by flags)")
+    other = [f for f, v in (("-m", args.m is not None), ("-g", args.g != 1),
+                            ("--trans-a", args.trans_a), ("--trans-b", args.trans_b),
+                            ("--a-layout", args.a_layout != "row"),
+                            ("--accumulate", args.accumulate),
+                            ("--epilogue", args.epilogue != "none"),
+                            ("--batched-bias", args.batched_bias),
+                            ("--b-type", args.b_type is not None),
+                            ("--batch", args.batch is not None)) if v]
+    if other:
+        raise AccelError(f"{', '.join(other)} cannot be combined with --grouped")
+    missing = [f for f, v in (("--arch", args.arch), ("--groups", args.groups), ("-n", args.n),
+                              ("-k", args.k), ("--max-seq-len", args.max_seq_len),
+                              ("--total-rows", args.total_rows)) if v is None]
+    if missing:
+        raise AccelError(f"--grouped needs {', '.join(missing)}")
+    return compile_grouped_gemm(
+        args.arch, groups=args.groups, n=args.n, k=args.k, max_seq_len=args.max_seq_len,
+        total_rows=args.total_rows, in_type=args.in_type or "bf16", out_type=args.out_type,
+        b_layout=args.b_layout or "stacked", bias=not args.no_bias, mode=args.mode or "auto",
+        perf_config=args.perf_config, dispatch_table=args.dispatch_table)
 
 
 def write_result(result, output_dir: str, name: str) -> list[str]:

@@ -8,13 +8,19 @@
               [--out-type T] [--trans-a] [--trans-b] [--a-layout row|accel]
               [--b-layout row|accel] [--perf-config S] [--seed N] [--edge-values]
               [--work-limit N]
+    accel-run grouped --arch A (--lengths L0,L1,.. | --groups G --distribution
+              uniform|skew|empty) -n N -k K --max-seq-len S [--total-rows L] [-t bf16|f16]
+              [--out-type T] [--b-layout stacked|row] [--no-bias] [--mode M]
+              [--perf-config S] [--dispatch-table T.json] [--seed N]
 
 `kernel` fills each memref argument with random values (shapes from the argument
 types), runs the kernel, and prints what it wrote and the LDS race / bank-conflict
 report. `host` does the same for a host function (after the accel passes, before
 gpu-to-llvm): its launches run in the simulator. `gemm` compiles a GEMM through the
 pass pipeline, simulates it and compares C elementwise with a float64 numpy product
-(accel.check); it exits 1 when an element is outside its bound.
+(accel.check); it exits 1 when an element is outside its bound. `grouped` does the same
+for a grouped GEMM (accel.grouped_gemm): its kernels run in launch order, the main
+kernel reading the tile list the prep kernel wrote in simulated device memory.
 
 A kernel's grid and block are checked against its known_grid_size/known_block_size
 (and default to them). A run estimated above --work-limit wave-instructions is
@@ -38,7 +44,7 @@ with interruptible_start(PROG):
     import numpy as np
 
     from accel.api import default_out_type
-    from accel.check import check_gemm
+    from accel.check import check_gemm, check_grouped_gemm, group_lengths
     from accel.dialect.ops import ACCUMULATOR
     from accel.diagnostics import AccelError
     from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled, run_host
@@ -304,6 +310,69 @@ def run_gemm_command(opts) -> int:
     return 0 if cmp.ok else 1
 
 
+def _lengths(text: str) -> list[int]:
+    try:
+        vals = [int(x) for x in text.split(",")]
+    except ValueError:
+        vals = [-1]
+    if min(vals) < 0:
+        raise argparse.ArgumentTypeError(f"expected non-negative row counts L0,L1,..., "
+                                         f"got '{text}'")
+    return vals
+
+
+def run_grouped_command(opts) -> int:
+    if (opts.lengths is None) == (opts.groups is None):
+        raise AccelError("give --lengths, or --groups with --distribution")
+    lengths = opts.lengths or group_lengths(opts.distribution, opts.groups, opts.max_seq_len,
+                                            opts.seed)
+    total_rows = opts.total_rows or max(sum(lengths), opts.max_seq_len)
+    r = check_grouped_gemm(opts.arch, lengths=lengths, n=opts.n, k=opts.k,
+                           max_seq_len=opts.max_seq_len, total_rows=total_rows,
+                           in_type=opts.type, out_type=opts.out_type, b_layout=opts.b_layout,
+                           bias=not opts.no_bias, mode=opts.mode, perf_config=opts.perf_config,
+                           dispatch_table=opts.dispatch_table, seed=opts.seed)
+    cmp = r.comparison
+    print(f"grouped gemm on {opts.arch}: G={len(lengths)} rows={sum(lengths)} "
+          f"L_max={total_rows} max_seq_len={opts.max_seq_len} N={opts.n} K={opts.k}, "
+          f"{opts.type} -> {opts.out_type or opts.type}, B {opts.b_layout}"
+          + ("" if opts.no_bias else ", bias"))
+    print(f"mode {r.mode}, perf config {r.perf_config} ({r.config_source})")
+    for launch in r.launches:
+        print(f"  launch {launch.kernel.split('::')[-1]}: grid {launch.grid}, "
+              f"block {launch.block}")
+    loads = ", ".join(f"{k} {v}" for k, v in r.loading_workgroups.items())
+    print(f"tiles occupied {r.tiles_occupied}; main-kernel workgroups {r.main_workgroups}, "
+          f"of which loading {loads}; running MMAs {r.mma_workgroups}")
+    print(f"simulated in {r.seconds:.3f} s")
+    print(f"max abs error {cmp.max_abs_error:.6g} (bound there {cmp.bound_at_max:.6g}), "
+          f"mismatches {cmp.mismatches} of {cmp.total}; rows outside the groups "
+          f"{'untouched' if r.untouched_rows_kept else 'WRITTEN'}")
+    ok = cmp.ok and r.untouched_rows_kept
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+def _add_grouped_args(p):
+    p.add_argument("--arch", choices=sorted(ARCHS), required=True)
+    p.add_argument("--lengths", type=_lengths, help="each group's row count, L0,L1,...")
+    p.add_argument("--groups", type=int, help="group count G, with --distribution")
+    p.add_argument("--distribution", choices=("uniform", "skew", "empty"), default="skew",
+                   help="row counts for --groups (skew: seed 003's, ~20%% empty)")
+    p.add_argument("-n", type=int, required=True)
+    p.add_argument("-k", type=int, required=True)
+    p.add_argument("--max-seq-len", type=int, required=True)
+    p.add_argument("--total-rows", type=int, help="L_max (default: the rows the groups hold)")
+    p.add_argument("-t", "--type", choices=("bf16", "f16"), default="bf16")
+    p.add_argument("--out-type", choices=("bf16", "f16", "f32"), default=None)
+    p.add_argument("--b-layout", choices=("stacked", "row"), default="stacked")
+    p.add_argument("--no-bias", action="store_true")
+    p.add_argument("--mode", choices=("auto", "uniform", "compact"), default="auto")
+    p.add_argument("--perf-config", default=None, help="e.g. v4:... (default: dispatched)")
+    p.add_argument("--dispatch-table", default=None, help="a JSON dispatch table")
+    p.add_argument("--seed", type=_seed, default=0)
+
+
 def _work_limit_arg(p):
     p.add_argument("--work-limit", type=_seed, default=DEFAULT_WORK_LIMIT, metavar="N",
                    help="refuse runs estimated above N wave-instructions "
@@ -369,6 +438,8 @@ COMMANDS = {
              _add_host_args, run_host_command),
     "gemm": ("compile a GEMM, simulate it and compare with numpy", _add_gemm_args,
              run_gemm_command),
+    "grouped": ("compile a grouped GEMM, simulate its kernels and compare with numpy",
+                _add_grouped_args, run_grouped_command),
 }
 
 
