@@ -8,7 +8,7 @@
     kernel.code_object   # ELF bytes (.hsaco)
     kernel.assembly      # AMDGPU assembly text
     kernel.metadata      # dict: symbol, grid, block, lds_bytes, vgprs, mma, perf_config, ...
-    result.metadata()    # the JSON document of DESIGN.md ("Code object contract")
+    result.metadata()    # the JSON document of docs/contracts.md ("Code object contract")
 
 `compile_grouped_gemm` does the same for seed 003's grouped GEMM (accel.grouped_gemm):
 its kernels in launch order and `result.workspace`, the tile list a compact launch needs.

@@ -1,7 +1,7 @@
 """GEMM results checked elementwise against a float64 numpy product.
 
 One reference and one error bound shared by the tests, `accel-run gemm` and the main
-job, so "correct" means the same everywhere. DESIGN.md "Correctness": compare every
+job, so "correct" means the same everywhere. docs/contracts.md "Correctness": compare every
 element, never a global metric. `check_gemm` compiles one GEMM through the pass
 pipeline, runs the host function (pack kernels and the GEMM) in the simulator and
 compares C.
@@ -43,7 +43,7 @@ from accel.dialect.element_types import FP8_FORMATS, NUMPY_TYPES, is_fp8
 from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.ops import BIAS_EPILOGUES, collect_ops
 from accel.pipelines.kernel import KernelPipeline
-from accel.sim import Launch, run_host
+from accel.sim import SimLaunch, run_host
 
 # Unit roundoff of one output element.
 OUT_EPS = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8, "i32": 0.0}
@@ -165,7 +165,7 @@ class GemmCheck:
     block: tuple[int, int, int]
     lds_bytes: int
     mma: str                          # instruction mnemonic
-    launches: tuple[Launch, ...]      # every kernel the host function ran, in order
+    launches: tuple[SimLaunch, ...]   # every kernel the host function ran, in order
     comparison: Comparison
     got: np.ndarray
     ref: np.ndarray
@@ -259,7 +259,7 @@ class GroupedCheck:
     perf_config: str
     mode: str
     config_source: str
-    launches: tuple[Launch, ...]      # prep (compact mode), then main, as the host ran them
+    launches: tuple[SimLaunch, ...]   # prep (compact mode), then main, as the host ran them
     comparison: Comparison            # the rows of every group, elementwise
     untouched_rows_kept: bool         # every row outside the groups still holds its NaN
     tiles_occupied: int               # (group, M tile, N tile) triples holding a row

@@ -1,6 +1,6 @@
 """Per-instruction lane mappings of MFMA/WMMA operands, as formulas.
 
-Source: shared/LAYOUTS.md ("Where each element lives" and the read-the-other-way table),
+Source: docs/layouts.md ("Where each element lives" and the read-the-other-way table),
 confirmed there by execution and against AMD's Matrix Instruction Calculator. With
 `l` the lane in the wave and `e` the index in the lane's operand vector, an m x n x K
 instruction computes D = X * Y + D with
@@ -85,7 +85,7 @@ class MmaLayout:
     def super_step(self, k_per_block: int, kpack: int, elem_bits: int) -> int:
         """How many consecutive k-steps a lane serves from one LDS read.
 
-        The K order inside the instruction is not observable (LAYOUTS.md): any one
+        The K order inside the instruction is not observable (docs/layouts.md): any one
         permutation of K applied to both operands leaves the product unchanged. So
         over S k-steps (S*K values of K) lane group h takes the contiguous run
         [h*S*R, (h+1)*S*R) (R = a_len) instead of S runs of R strided by K, and reads
@@ -136,7 +136,7 @@ class MmaLayout:
         if self.instr.kind == "mfma":
             return em.assign(f"amdgpu.mfma {shape} {x} * {y} + {c} {{blocks = 1 : i32}} "
                              f"blgp = none : {tx}, {ty}, {self.acc_type()}", "acc")
-        # amdgpu.wmma on i8 is signed by default (LAYOUTS.md, "i8 signedness").
+        # amdgpu.wmma on i8 is signed by default (docs/layouts.md, "i8 signedness").
         return em.assign(f"amdgpu.wmma {shape} {x} * {y} + {c} : {tx}, {ty}, {self.acc_type()}",
                          "acc")
 
@@ -160,7 +160,7 @@ def select_mma(arch: ArchInfo, a_type: str, b_type: str, mn_per_xdl: int) -> Mma
 def mma_layout(arch: ArchInfo, instr: MmaInstr) -> MmaLayout:
     """The lane mapping of one of `arch`'s instructions."""
     if instr.kind == "mfma":
-        # gfx942 single-block rule (LAYOUTS.md): 32x32xK splits K in 2 runs, 16x16xK in 4.
+        # gfx942 single-block rule (docs/layouts.md): 32x32xK splits K in 2 runs, 16x16xK in 4.
         runs = 64 // instr.m
         return MmaLayout(instr, arch.name, k_run_stride=instr.k // runs, lane_group=instr.m)
     if arch.name == "gfx1100":

@@ -1,7 +1,7 @@
 """Pass `accel-lower-pack`: each `accel.pack` / `accel.unpack` becomes a small GPU kernel.
 
 One thread per destination element (a 1-D grid of 256-thread workgroups); the kernel
-takes (src, dst) as bare pointers in the Kernel IR subset of DESIGN.md and the op is
+takes (src, dst) as bare pointers in the Kernel IR subset of docs/contracts.md and the op is
 replaced, in its host function, by a `gpu.launch_func`. The kernel has no branch: the
 threads of the last workgroup past the end store past the destination buffer, where
 `amdgpu.raw_buffer_store` drops the write (and their loads read 0).

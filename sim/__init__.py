@@ -1,7 +1,7 @@
-"""accel.sim: runs Kernel IR (DESIGN.md) on the CPU with numpy, exactly.
+"""accel.sim: runs Kernel IR (docs/contracts.md) on the CPU with numpy, exactly.
 
 Lockstep SIMT over all threads of a batch of workgroups, masked scf.if, MFMA/WMMA by
-the lane layouts of LAYOUTS.md, raw-buffer bounds as the hardware applies them, an LDS
+the lane layouts of docs/layouts.md, raw-buffer bounds as the hardware applies them, an LDS
 race detector and an LDS bank-conflict count. Imports no pass or pipeline, so it
 cannot share a codegen bug.
 
@@ -12,6 +12,6 @@ interpreter compile and the thread-batch state), ops_* (one per op family), memo
 kernel launches, allocations, globals and elementwise linalg.generic).
 """
 
-from accel.sim.run import (CompiledKernel, SimReport, compile_kernel, find_kernel,  # noqa: F401
+from accel.sim.run import (SimKernel, SimReport, compile_kernel, find_kernel,  # noqa: F401
                            parse_module, run_compiled, run_kernel, run_kernel_text)
-from accel.sim.host import HostReport, Launch, run_host  # noqa: F401,E402
+from accel.sim.host import HostReport, SimLaunch, run_host  # noqa: F401,E402

@@ -36,7 +36,7 @@ _KERNEL_MEMREF_OPS = ("memref.load", "memref.store", "memref.subview",
 
 
 @dataclass
-class Launch:
+class SimLaunch:
     """One executed gpu.launch_func."""
     kernel: str
     grid: tuple[int, int, int]
@@ -46,7 +46,7 @@ class Launch:
 
 @dataclass
 class HostReport:
-    launches: list[Launch] = field(default_factory=list)
+    launches: list[SimLaunch] = field(default_factory=list)
     results: list = field(default_factory=list)   # what the function returned
     seconds: float = 0.0
 
@@ -118,7 +118,7 @@ class Runtime:
         return [st.regs[s] for s in fn.result_slots]
 
     def record_launch(self, kernel: str, grid, block, report: SimReport) -> None:
-        self.report.launches.append(Launch(kernel, grid, block, report))
+        self.report.launches.append(SimLaunch(kernel, grid, block, report))
 
 
 class HostCompiler(Compiler):

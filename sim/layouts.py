@@ -1,6 +1,6 @@
 """Per-lane operand layouts of the MFMA/WMMA instructions, as index tables.
 
-Formulas from /work/shared/LAYOUTS.md, table "Where each element lives" (each row
+Formulas from docs/layouts.md, table "Where each element lives" (each row
 confirmed by execution there and matching AMD's Matrix Instruction Calculator), and for
 fp8 from docs/internals.md "fp8" (the calculator's register layouts of every fp8/bf8
 instruction: 8 bytes per lane, the i8 rows). For an
@@ -48,7 +48,7 @@ def _grid(m, n):
     return np.meshgrid(np.arange(m), np.arange(n), indexing="ij")
 
 
-# gfx942 MFMA shapes (m, n, k) -> in_type accepted; LAYOUTS.md rows. The fp8 MFMAs
+# gfx942 MFMA shapes (m, n, k) -> in_type accepted; docs/layouts.md rows. The fp8 MFMAs
 # (either FNUZ format for A and for B) share the i8 shapes and lanes.
 _FNUZ = ("f8E4M3FNUZ", "f8E5M2FNUZ")
 MFMA_SHAPES = {
@@ -65,10 +65,10 @@ WMMA_TYPES = {"gfx1100": ("f16", "bf16", "i8"),
 
 def mfma_layout(m, n, k, in_type) -> Layout:
     """gfx942 single-block MFMA: lane l holds row/col l%m and the K run of length
-    kl = K*m/64 starting at kl*(l//m) (LAYOUTS.md "General rule")."""
+    kl = K*m/64 starting at kl*(l//m) (docs/layouts.md "General rule")."""
     if (m, n, k) not in MFMA_SHAPES or in_type not in MFMA_SHAPES[(m, n, k)]:
         raise AccelError(f"simulator: amdgpu.mfma {m}x{n}x{k} on {in_type} is not in "
-                         "LAYOUTS.md")
+                         "docs/layouts.md")
     wave = 64
     kl = k * m // wave
     i, kk = _grid(m, k)

@@ -123,7 +123,7 @@ def _mfma(c, o):
             or _int_attr(o, "abid", 0) != 0 or not blgp.endswith("none>")
             and blgp != "none"):
         raise AccelError("simulator: amdgpu.mfma with blocks/cbsz/abid/blgp other than the "
-                         "single-block defaults is not in LAYOUTS.md", location=o.location)
+                         "single-block defaults is not in docs/layouts.md", location=o.location)
     for flag in ("negateA", "negateB", "negateC"):
         if flag in o.attributes:
             raise AccelError(f"simulator: amdgpu.mfma {flag} is not supported",
@@ -143,12 +143,12 @@ def _wmma(c, o):
     shape = tuple(_int_attr(o, x, 16) for x in ("m", "n", "k"))
     if shape != (16, 16, 16):
         raise AccelError(f"simulator: amdgpu.wmma {'x'.join(map(str, shape))} is not in "
-                         "LAYOUTS.md", location=o.location)
+                         "docs/layouts.md", location=o.location)
     lay = wmma_layout(c.arch.name)
     in_type, b_type = _source_types(o)
     for t in (in_type, b_type):
         if t not in WMMA_TYPES[c.arch.name]:
-            raise AccelError(f"simulator: amdgpu.wmma on {t} is not in LAYOUTS.md "
+            raise AccelError(f"simulator: amdgpu.wmma on {t} is not in docs/layouts.md "
                              f"for {c.arch.name}", location=o.location)
     return _compile_mma(c, o, lay, in_type,
                         unsigned_a="unsignedA" in o.attributes,

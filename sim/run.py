@@ -44,7 +44,7 @@ class SimReport:
 
 
 @dataclass
-class CompiledKernel:
+class SimKernel:
     name: str
     closures: list
     num_slots: int
@@ -67,7 +67,7 @@ class CompiledKernel:
 class WorkLimitError(AccelError):
     """A launch (or the launches so far) would exceed the caller's work limit.
 
-    `estimate` and `limit` are wave-instructions (CompiledKernel.wave_instructions)."""
+    `estimate` and `limit` are wave-instructions (SimKernel.wave_instructions)."""
 
     def __init__(self, message: str, estimate: int, limit: int, location=None):
         super().__init__(message, location)
@@ -108,7 +108,7 @@ def find_kernel(module: ir.Module, kernel_name: str):
     return found[0]
 
 
-def compile_kernel(func, arch) -> CompiledKernel:
+def compile_kernel(func, arch) -> SimKernel:
     c = Compiler(arch)
     body = func.regions[0].blocks[0]
     ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
@@ -136,7 +136,7 @@ def compile_kernel(func, arch) -> CompiledKernel:
     for attr in ("known_block_size", "known_grid_size"):
         if attr in func.attributes:
             known[attr] = tuple(ir.DenseI32ArrayAttr(func.attributes[attr]))
-    return CompiledKernel(ir.StringAttr(func.attributes["sym_name"]).value, closures,
+    return SimKernel(ir.StringAttr(func.attributes["sym_name"]).value, closures,
                           c.num_slots, arg_slots, arg_types, lds, c.ops,
                           known.get("known_block_size"), known.get("known_grid_size"),
                           _dynamic_ops(body))
@@ -207,7 +207,7 @@ def _global_buffers(kernel, args):
     return values
 
 
-def run_compiled(kernel: CompiledKernel, grid, block, args, arch_name="gfx942",
+def run_compiled(kernel: SimKernel, grid, block, args, arch_name="gfx942",
                  strict_races=True, work_limit: int | None = None,
                  progress=None) -> SimReport:
     """Run `kernel` over `grid` x `block`. `work_limit` refuses, before anything runs, a

@@ -2,7 +2,7 @@
 
 One record per arch: CU count, wave size, LDS, register budget, workgroup limit and
 the menu of matrix instructions per element type, each with its operand vector
-lengths. Per-lane layouts of these instructions are in LAYOUTS.md (shared/), and the
+lengths. Per-lane layouts of these instructions are in docs/layouts.md, and the
 simulator implements them; codegen and the simulator both read the shapes from here.
 """
 
@@ -81,7 +81,7 @@ class ArchInfo:
         return replace(self, cu_count=cu_count, cu_source="user override")
 
 
-_CDNA3_ISA = "AMD Instinct MI300 ISA reference, MFMA table; lane layouts confirmed by execution (LAYOUTS.md)"
+_CDNA3_ISA = "AMD Instinct MI300 ISA reference, MFMA table; lane layouts confirmed by execution (docs/layouts.md)"
 _GFX942_MMA = (
     MmaInstr("mfma", 32, 32, 8, "f16", "f32", 4, 4, 16, "v_mfma_f32_32x32x8_f16", _CDNA3_ISA),
     MmaInstr("mfma", 16, 16, 16, "f16", "f32", 4, 4, 4, "v_mfma_f32_16x16x16_f16", _CDNA3_ISA),
@@ -105,7 +105,7 @@ _GFX942_MMA = (
     for b, bn in (("f8E4M3FNUZ", "fp8"), ("f8E5M2FNUZ", "bf8")))
 
 _RDNA3_ISA = ("AMD RDNA3 ISA guide, WMMA; 16 elements per lane, lanes 16-31 repeat lanes 0-15 "
-              "(LAYOUTS.md, confirmed by execution)")
+              "(docs/layouts.md, confirmed by execution)")
 _GFX1100_MMA = tuple(
     MmaInstr("wmma", 16, 16, 16, t, acc, 16, 16, 8, name, _RDNA3_ISA)
     for t, acc, name in (("f16", "f32", "v_wmma_f32_16x16x16_f16"),
@@ -113,7 +113,7 @@ _GFX1100_MMA = tuple(
                          ("i8", "i32", "v_wmma_i32_16x16x16_iu8")))
 
 _RDNA4_ISA = ("AMD RDNA4 ISA guide, WMMA; 8 elements per lane, K split between the half-waves "
-              "(LAYOUTS.md, confirmed by execution)")
+              "(docs/layouts.md, confirmed by execution)")
 _GFX1201_MMA = tuple(
     MmaInstr("wmma", 16, 16, 16, t, acc, 8, 8, 8, name, _RDNA4_ISA)
     for t, acc, name in (("f16", "f32", "v_wmma_f32_16x16x16_f16"),

@@ -54,7 +54,7 @@ with interruptible_start(PROG):
     from accel.sim.types import is_float, memref_info, mlir_name
     from accel.tools.cli_common import ArgumentParser, errors_in, run_cli
 
-# Estimated wave-instructions (accel.sim.run.CompiledKernel.wave_instructions) a run
+# Estimated wave-instructions (accel.sim.run.SimKernel.wave_instructions) a run
 # may take without --work-limit: about 70 s at the ~2.8e5 per second measured on an
 # idle core (512^3 f16 on gfx942: 1.6e6 in 5.9 s; 4096^3: 1.5e8 in 566 s), 3 minutes
 # at the ~1.1e5 of a loaded one (benchmarks/bench_sim_work.py). 1024^3 passes (1.3e7

@@ -85,7 +85,7 @@ def instruction_for(arch: ArchInfo, in_type: str, mn_per_xdl: int,
 
 
 def k_base(instr: MmaInstr) -> int:
-    """Contiguous K elements one lane holds per instruction (LAYOUTS.md: the a_len run).
+    """Contiguous K elements one lane holds per instruction (docs/layouts.md: the a_len run).
 
     32x32x8 f16 -> 4, 16x16x16 f16 -> 4, i8 and fp8 -> 8, f32 -> 1, gfx1100 WMMA -> 16,
     gfx1201 WMMA -> 8.

@@ -1,4 +1,4 @@
-"""The layering rules of DESIGN.md, checked on the import graph.
+"""The layering rules of docs/contracts.md, checked on the import graph.
 
 The simulator is the only eye on correctness, so it must not share code with the
 compiler it checks; and only bindings.py may import the MLIR bindings.
@@ -35,7 +35,7 @@ def test_only_bindings_module_imports_mlir():
     assert offenders == []
 
 
-# The layers, lowest first (DESIGN.md: tools -> pipelines -> passes -> dialect -> bindings,
+# The layers, lowest first (docs/contracts.md: tools -> pipelines -> passes -> dialect -> bindings,
 # target). A module may import its own group and any lower layer, nothing above it; the
 # simulator's stricter rule (no compiler code at all) is the next test's.
 LAYERS = (("bindings", "diagnostics", "compiled"), ("validate",), ("target",), ("dialect",),

@@ -295,7 +295,7 @@ def test_k_tile_loop_stays_a_loop_in_the_isa():
 
 # ---- C stores: C^T = B^T A^T, runs of columns per lane ----------------------------------
 def layouts_d_row(arch, instr, lane, e):
-    """LAYOUTS.md "read the other way", C/D column: the D row of lane `lane`, element e."""
+    """docs/layouts.md "read the other way", C/D column: the D row of lane `lane`, element e."""
     if arch == "gfx1100":
         return 2 * e + lane // 16
     if arch == "gfx1201":

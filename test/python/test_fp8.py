@@ -218,7 +218,7 @@ def test_simulator_rejects_a_format_the_chip_lacks():
     text = mma_text("amdgpu.mfma 16x16x32", "f8E4M3FNUZ", "f8E4M3FN", 8, 4, 1, 64)
     z = np.zeros((1, 64, 8), np.uint8)
     c = np.zeros((1, 64, 4), np.float32)
-    with pytest.raises(AccelError, match="not in LAYOUTS.md"):
+    with pytest.raises(AccelError, match="not in docs/layouts.md"):
         run_kernel_text(text, "mma", grid=(1, 1, 1), block=(64, 1, 1),
                         args=[z.view(NUMPY_TYPES["f8E4M3FNUZ"]),
                               z.view(NUMPY_TYPES["f8E4M3FN"]), c, c.copy()], arch="gfx942")

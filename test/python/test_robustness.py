@@ -1,6 +1,6 @@
 """Bad input, as a demanding user gives it, to every tool and to the library.
 
-DESIGN.md's "Errors" rule: bad input gets a one-line diagnostic (`file:line:col: error:`
+docs/contracts.md's "Errors" rule: bad input gets a one-line diagnostic (`file:line:col: error:`
 where there is a position, else `tool: error:`) and a non-zero exit, never a Python
 traceback and never a partly written output file. The exit codes are 1 for an error
 in the input and 2 for a command-line usage error (argparse's convention), both one

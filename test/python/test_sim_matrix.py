@@ -1,6 +1,6 @@
-"""MFMA/WMMA in the simulator against LAYOUTS.md, re-derived independently.
+"""MFMA/WMMA in the simulator against docs/layouts.md, re-derived independently.
 
-The fragments here are built from LAYOUTS.md's "read the other way" table (what lane
+The fragments here are built from docs/layouts.md's "read the other way" table (what lane
 l, element e holds); the simulator implements the forward table. Each wave of one
 launch runs a different probe: A one-hot at every (i, k) with B random, B one-hot at
 every (k, j) with A random, and one fully random wave; D must equal A @ B + C exactly
