@@ -60,20 +60,14 @@ def plan_gemm(gemm: GemmOp) -> KernelPlan:
         raise
 
 
-def _plan(gemm: GemmOp) -> KernelPlan:
-    gemm.verify()
-    config = gemm.perf_config
-    if config is None:
-        raise AccelError("'accel.gemm' has no perf_config; run accel-affix-perf-config first")
-    arch = get_arch(gemm.arch)
-    shape = gemm.shape()
-    in_type, b_type, out_type = gemm.in_type, gemm.b_type, gemm.out_type
+def check_buildable(arch: ArchInfo, in_type: str, b_type: str, shape: GemmShape,
+                    config: PerfConfig, operands: list) -> None:
+    """The perf config's rules (tuning/validity.py) and the operands' size limit."""
     problems = check_config(arch, in_type, shape, config, b_type)
     if problems:
         raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
                          f"{arch.name}: {problems[0]}")
-    extra_kinds = gemm.extra_kinds
-    for v in [gemm.a, gemm.b, gemm.c] + gemm.extras:
+    for v in operands:
         shp, elem = memref_info(v)
         size = ELEMENT_BYTES[elem]
         for d in shp:
@@ -82,6 +76,18 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         # past the end (codegen/global_copy.py), so each operand must stay below 2 GiB.
         if size >= 2**31:
             raise AccelError(f"operand of {size} bytes is too large for 32-bit buffer offsets")
+
+
+def _plan(gemm: GemmOp) -> KernelPlan:
+    gemm.verify()
+    config = gemm.perf_config
+    if config is None:
+        raise AccelError("'accel.gemm' has no perf_config; run accel-affix-perf-config first")
+    arch = get_arch(gemm.arch)
+    shape = gemm.shape()
+    in_type, b_type, out_type = gemm.in_type, gemm.b_type, gemm.out_type
+    check_buildable(arch, in_type, b_type, shape, config, [gemm.a, gemm.b, gemm.c] + gemm.extras)
+    extra_kinds = gemm.extra_kinds
     mma = select_mma(arch, in_type, b_type, config.mn_per_xdl)
     bits = 8 * ELEMENT_BYTES[in_type]
     buffers = lds_buffers(config)
@@ -139,18 +145,8 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
     arch = get_arch(op.arch)
     g, n, k, msl = op.groups, op.n, op.k, op.max_seq_len
     in_type, out_type = op.in_type, op.out_type
-    problems = check_config(arch, in_type, GemmShape(g, msl, n, k), config)
-    if problems:
-        raise AccelError(f"perf config {config} cannot be lowered for {in_type} on "
-                         f"{arch.name}: {problems[0]}")
-    for v in (op.a, op.b, op.c) + ((op.bias,) if op.bias is not None else ()):
-        shp, elem = memref_info(v)
-        size = ELEMENT_BYTES[elem]
-        for d in shp:
-            size *= d
-        # As for accel.gemm (`_plan`): 32-bit buffer offsets.
-        if size >= 2**31:
-            raise AccelError(f"operand of {size} bytes is too large for 32-bit buffer offsets")
+    check_buildable(arch, in_type, in_type, GemmShape(g, msl, n, k), config,
+                    [op.a, op.b, op.c] + ([op.bias] if op.bias is not None else []))
     mma = select_mma(arch, in_type, in_type, config.mn_per_xdl)
     bits = 8 * ELEMENT_BYTES[in_type]
     buffers = lds_buffers(config)
