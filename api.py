@@ -31,6 +31,7 @@ from accel.dialect.ops import (
 )
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
+from accel.passes import wmma_banks
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.registry import load_all
 from accel.pipelines.kernel import binaries, check_arch, kernel_lowering, serialization
@@ -244,14 +245,21 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
     # upstream passes only: no verification after each one (run_steps).
     run_pipeline(module, kernel_lowering(arch), verify_each=False)
     assembly: dict[str, str] = {}
-    if want_assembly:
+    if wmma_banks.applies(arch):
+        # One backend run: the (renumbered) assembly is what the code object assembles.
+        run_pipeline(module, serialization(arch, "isa"), verify_each=False)
+        if want_assembly:
+            assembly = {s: b.decode() for s, b in binaries(module).items()}
+        wmma_banks.assemble(module)
+    elif want_assembly:
         # The same lowered module serialized twice: the bindings make the ELF and the
         # assembly in separate backend runs.
         isa_module = module.operation.clone()
-        run_pipeline(isa_module, serialization("isa"), verify_each=False)
+        run_pipeline(isa_module, serialization(arch, "isa"), verify_each=False)
         assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
         isa_module.erase()
-    run_pipeline(module, serialization("bin"), verify_each=False)
+    if not wmma_banks.applies(arch):
+        run_pipeline(module, serialization(arch, "bin"), verify_each=False)
     objects = binaries(module)
     seen, out = set(), []
     for kernel in kernels:

@@ -28,6 +28,7 @@ from accel.api import compile_gemm, gemm_module_text
 from accel.bindings import ir, new_context
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.gemm_to_gpu import lower_gemms
+from accel.passes.wmma_banks import wmma_bank_collisions
 from accel.sim import run_kernel
 from accel.target.database import get_arch
 
@@ -85,20 +86,6 @@ def classify(mnemonic: str) -> str | None:
     if mnemonic.startswith("s_wait"):   # s_waitcnt; gfx12 s_wait_loadcnt/dscnt/...
         return "waits"
     return None
-
-
-# Seed 002 (LLVM bug 204254, measured on gfx1151): a dependent v_wmma issues every 32
-# cycles when its A, B and C/D operands start on three different VGPR banks (bank =
-# first VGPR % 4), 34 cycles (+6%) when any two share one. Register allocation is
-# LLVM's, so accel cannot place them; this reports how many WMMAs pay the penalty.
-_WMMA_OPERANDS = re.compile(r"^\s*v_wmma\w*\s+v\[(\d+):\d+\],\s*v\[(\d+):\d+\],"
-                            r"\s*v\[(\d+):\d+\]", re.M)
-
-
-def wmma_bank_collisions(asm: str) -> tuple[int, int]:
-    """(WMMAs whose D, A, B start registers share a VGPR bank, all WMMAs)."""
-    found = [tuple(int(r) % 4 for r in m) for m in _WMMA_OPERANDS.findall(asm)]
-    return sum(len(set(banks)) < 3 for banks in found), len(found)
 
 
 def isa_stats(asm: str) -> dict:
@@ -217,6 +204,8 @@ def main() -> None:
         print(f"    global load {fmt(c['gload'])} | store {fmt(c['gstore'])}")
         print(f"    LDS read {fmt(c['lds_rd'])} | write {fmt(c['lds_wr'])} | "
               f"barriers={s['barrier']} waits={s['waits']} | k-tile loop {fmt(s['loop'])}")
+        # Seed 002: a v_wmma with two of its A, B, C/D operands on one VGPR bank (first
+        # VGPR % 4) issues every 34 instead of 32 cycles; accel-wmma-banks separates them.
         colliding, wmmas = wmma_bank_collisions(k.assembly)
         if wmmas:
             print(f"    WMMA VGPR-bank collisions (seed 002: 34 instead of 32 cycles): "

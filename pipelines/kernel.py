@@ -10,7 +10,8 @@ expands to
   accel-gemm-to-gpu                      accel.gemm -> MFMA/WMMA kernel + launch
   <kernel_lowering(arch)>                upstream: kernels to ROCDL, target attached
   <HOST_LOWERING>                        upstream: host code to LLVM
-  <serialization(format)>                upstream: gpu.module -> gpu.binary
+  <serialization(arch, format)>          upstream: gpu.module -> gpu.binary (WMMA chips:
+                                         assembly, then accel-wmma-banks)
 
 (`accel.compile_module` runs the same without HOST_LOWERING: it returns code objects.)
 """
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from accel.bindings import gpu, ir
 from accel.dialect.ops import GemmOp, collect_ops
 from accel.diagnostics import AccelError
+from accel.passes import wmma_banks
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.registry import AccelPass, load_all, option, register
 from accel.pipelines.textual import run_pipeline
@@ -63,17 +65,21 @@ def kernel_lowering(arch: str) -> str:
 HOST_LOWERING = "gpu-to-llvm{use-bare-pointers-for-kernels=true}"
 
 
-def serialization(fmt: str = "bin") -> str:
+def serialization(arch: str, fmt: str = "bin") -> str:
     """gpu.module -> gpu.binary. bin: an ELF code object (linked with ld.lld, see
     target/toolchain.py); isa: assembly. The pass's `opts=` does not reach the LLVM
     backend with the pinned bindings (even an unknown -flag is accepted silently), so no
-    backend option is tuned here."""
+    backend option is tuned here. On WMMA chips the kernel is printed as assembly and
+    accel-wmma-banks renumbers its VGPRs (each v_wmma's operands on three banks, seed
+    002) and, for bin, assembles it (passes/wmma_banks.py)."""
+    if wmma_banks.applies(arch):
+        return f"gpu-module-to-binary{{format=isa}}, {wmma_banks.WmmaBanks.NAME}{{format={fmt}}}"
     return f"gpu-module-to-binary{{format={fmt}}}"
 
 
 def lowering(arch: str, fmt: str = "bin") -> str:
     """Everything after accel-gemm-to-gpu: kernels to `gpu.binary`, host code to LLVM."""
-    return ", ".join([kernel_lowering(arch), HOST_LOWERING, serialization(fmt)])
+    return ", ".join([kernel_lowering(arch), HOST_LOWERING, serialization(arch, fmt)])
 
 
 def check_arch(module: ir.Module, arch: str) -> None:
