@@ -27,6 +27,7 @@ import numpy as np
 from accel.api import compile_gemm, gemm_module_text
 from accel.bindings import ir, new_context
 from accel.dialect.perf_config import PerfConfig
+from accel.passes import wmma_banks
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.wmma_banks import wmma_bank_collisions
 from accel.sim import run_kernel
@@ -183,7 +184,10 @@ def main() -> None:
     p.add_argument("--arch", help="only this arch")
     p.add_argument("--no-sim", action="store_true", help="skip the bank-conflict simulation")
     p.add_argument("--show-asm", type=int, metavar="N", help="print the assembly of case N")
+    p.add_argument("--without-wmma-banks", action="store_true",
+                   help="serialize as LLVM allocated (wmma_banks.ENABLED = False): the before")
     args = p.parse_args()
+    wmma_banks.ENABLED = not args.without_wmma_banks
     compile_gemm("gfx942", m=64, n=64, k=64)  # warm-up
     for i, (arch, t, config, la, lb) in enumerate(CASES):
         if args.arch and arch != args.arch:
