@@ -1,13 +1,16 @@
 """Kernel quality per arch and tile: what the ISA and the simulator's LDS model show.
 
     python benchmarks/bench_kernel_quality.py [--arch gfx942] [--no-sim] [--show-asm N]
+                                              [--without-wmma-banks]
 
 For each case (arch, perf config, operand layouts) it compiles a GEMM with
 `accel.api.compile_gemm` and prints, from the code object and its assembly:
 VGPRs (+ AGPRs on gfx942), scratch bytes (spills), code size, MMA instructions, global
 loads and stores by width in bits, LDS reads and writes by width, barriers, s_waitcnt,
-and the compile time (with the assembly: two LLVM backend runs; bench_compile.py
-times the code object alone). Then it simulates the same kernel on one workgroup's worth of
+and the compile time (with the assembly: two LLVM backend runs on gfx942, one on the
+WMMA chips, whose code object is assembled from it; bench_compile.py times the code
+object alone), and the v_wmma whose operands share a VGPR bank (`--without-wmma-banks`:
+as LLVM allocated them, without accel-wmma-banks). Then it simulates the same kernel on one workgroup's worth of
 problem (M = mPerBlock, N = nPerBlock, K = 2 k-tiles) and prints the extra LDS clocks
 the simulator's bank model (sim/lds.py) counts for LDS reads and for LDS writes of
 one workgroup. Widths like `64x2` are two-address ds_read2/ds_write2 forms; "k-tile
