@@ -57,7 +57,9 @@ SEARCH_LIMIT = 20000
 
 # `v` first (the regex engine then skips to each `v`), not preceded by a word character.
 _VGPR = re.compile(r"v(?<![\w.]v)(?:(\d+)|\[(\d+):(\d+)\])")
-_WMMA = re.compile(r"^\s*v_wmma\w*\s+v\[(\d+):\d+\],\s*v\[(\d+):\d+\],\s*v\[(\d+):\d+\]", re.M)
+# D, A, B and, when a VGPR tuple, C (src2; accel's kernels accumulate in place, C = D).
+_WMMA = re.compile(r"^\s*v_wmma\w*\s+v\[(\d+):\d+\],\s*v\[(\d+):\d+\],\s*v\[(\d+):\d+\]"
+                   r"(?:,\s*v\[(\d+):\d+\])?", re.M)
 _HALF = re.compile(r"\bv(\d+)\.[lh]\b")
 _ODD_VGPR = re.compile(r"v\[(?!\d+:\d+\])")
 _INDEXING = ("v_movrel", "v_swaprel", "s_set_gpr_idx")
@@ -69,10 +71,21 @@ def applies(arch: str) -> bool:
     return ENABLED and ARCHES[arch].mma_kind == "wmma"
 
 
+def _triples(operands) -> list[tuple[int, int, int]]:
+    """The (C, A, B) start registers that must sit on three banks: D's, and src2's if
+    it is another tuple."""
+    d, a, b, c = operands
+    out = [(int(d), int(a), int(b))]
+    if c and c != d:
+        out.append((int(c), int(a), int(b)))
+    return out
+
+
 def wmma_bank_collisions(asm: str) -> tuple[int, int]:
-    """(v_wmma whose D, A, B start registers share a VGPR bank, all v_wmma) in `asm`."""
-    found = [tuple(int(r) % BANKS for r in m) for m in _WMMA.findall(asm)]
-    return sum(len(set(banks)) < 3 for banks in found), len(found)
+    """(v_wmma with two of A, B, C/D starting on one VGPR bank, all v_wmma) in `asm`."""
+    found = _WMMA.findall(asm)
+    return sum(any(len({r % BANKS for r in t}) < 3 for t in _triples(m)) for m in found), \
+        len(found)
 
 
 # ---- the renumbering ------------------------------------------------------------------
@@ -145,7 +158,7 @@ def _plan(kernel: _Kernel) -> tuple[dict[int, int], int]:
     """Old -> new VGPR number for every register of the kernel, and the VGPRs it uses."""
     atoms, of = _atoms(kernel.spans())
     code = kernel.code
-    wmmas = [tuple(int(g) for g in m) for m in _WMMA.findall(code)]
+    wmmas = [t for m in _WMMA.findall(code) for t in _triples(m)]
     lines = code.split("\n")
     vopd = []
     for line in (ln for ln in lines if "::" in ln):
