@@ -34,7 +34,8 @@ from accel.diagnostics import AccelError
 from accel.passes import wmma_banks
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.registry import load_all
-from accel.pipelines.kernel import binaries, check_arch, kernel_lowering, serialization
+from accel.pipelines.kernel import (LLVM_ASSEMBLY, binaries, check_arch, kernel_lowering,
+                                    serialization)
 from accel.pipelines.textual import run_pipeline
 from accel.target.database import get_arch
 from accel.target.toolchain import ensure_linker
@@ -246,11 +247,10 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
     run_pipeline(module, kernel_lowering(arch), verify_each=False)
     assembly: dict[str, str] = {}
     if wmma_banks.applies(arch):
-        # One backend run: the (renumbered) assembly is what the code object assembles.
-        run_pipeline(module, serialization(arch, "isa"), verify_each=False)
-        if want_assembly:
-            assembly = {s: b.decode() for s, b in binaries(module).items()}
-        wmma_banks.assemble(module)
+        # One backend run: the code object is assembled from the (renumbered) assembly.
+        run_pipeline(module, LLVM_ASSEMBLY, verify_each=False)
+        texts = wmma_banks.serialize(module, "bin")
+        assembly = texts if want_assembly else {}
     elif want_assembly:
         # The same lowered module serialized twice: the bindings make the ELF and the
         # assembly in separate backend runs.

@@ -388,42 +388,59 @@ def _unoptimized(target: ir.Attribute) -> ir.Attribute:
     return ir.Attribute.parse(text)
 
 
-def assemble(module: ir.Module) -> None:
-    """Every gpu.binary holding assembly -> one holding the linked code object."""
-    pending = {}
-    for op in list(module.body.operations):
+def _assemble_one(text: str, target: ir.Attribute, sym: str) -> bytes | None:
+    """The linked code object of one kernel's assembly, or None if it does not assemble.
+    A module of its own, so a failure leaves the caller's module as it was."""
+    with ir.Location.unknown():
+        holder = ir.Module.create()
+        holder.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
+        with ir.InsertionPoint(holder.body):
+            op = ir.Operation.create(
+                "gpu.module", regions=1,
+                attributes={"sym_name": ir.StringAttr.get(sym),
+                            "targets": ir.ArrayAttr.get([_unoptimized(target)]),
+                            "llvm.module_asm": ir.ArrayAttr.get([ir.StringAttr.get(text)])})
+            op.regions[0].blocks.append()
+    try:
+        passmanager.PassManager.parse(
+            "builtin.module(gpu-module-to-binary{format=bin})").run(holder.operation)
+    except ir.MLIRError:
+        return None
+    (binary,) = holder.body.operations
+    return _drop_empty_metadata_note(bytes(gpu.ObjectAttr(binary.attributes["objects"][0]).object))
+
+
+def serialize(module: ir.Module, fmt: str) -> dict[str, str]:
+    """Every gpu.binary holding LLVM's assembly -> its renumbered assembly (isa) or the
+    code object assembled from that (bin). Returns symbol -> the assembly each now holds
+    or was assembled from. Should the assembler refuse a renumbered text, LLVM's own is
+    assembled and the first line says so."""
+    texts = {}
+    for op in module.body.operations:
         if op.operation.name != "gpu.binary":
             continue
         obj = gpu.ObjectAttr(op.attributes["objects"][0])
         if obj.format != gpu.CompilationTarget.Assembly:
-            continue
-        sym = op.attributes["sym_name"]
-        with ir.InsertionPoint(op), op.location:
-            holder = ir.Operation.create(
-                "gpu.module", regions=1,
-                attributes={"sym_name": sym,
-                            "targets": ir.ArrayAttr.get([_unoptimized(obj.target)]),
-                            "llvm.module_asm": ir.ArrayAttr.get(
-                                [ir.StringAttr.get(bytes(obj.object).decode())])})
-        holder.regions[0].blocks.append()
-        op.operation.erase()
-        pending[sym.value] = obj.target
-    if not pending:
-        return
-    pm = passmanager.PassManager.parse("builtin.module(gpu-module-to-binary{format=bin})")
-    try:
-        pm.run(module.operation)
-    except ir.MLIRError as e:
-        d = (getattr(e, "error_diagnostics", None) or [None])[0]
-        raise AccelError(f"assembling the renumbered kernel failed: "
-                         f"{d.message if d else str(e).splitlines()[0]}") from None
-    for op in module.body.operations:
-        if op.operation.name == "gpu.binary" and op.attributes["sym_name"].value in pending:
-            obj = gpu.ObjectAttr(op.attributes["objects"][0])
-            elf = _drop_empty_metadata_note(bytes(obj.object))
-            op.attributes["objects"] = ir.ArrayAttr.get([gpu.ObjectAttr.get(
-                pending[op.attributes["sym_name"].value], int(gpu.CompilationTarget.Binary),
-                elf)])
+            raise AccelError(f"'{WmmaBanks.NAME}' takes gpu.binary assembly "
+                             f"(gpu-module-to-binary{{format=isa}})", op.location)
+        sym = op.attributes["sym_name"].value
+        asm = bytes(obj.object).decode()
+        text = renumber(asm)
+        if fmt == "isa":
+            kind, data = gpu.CompilationTarget.Assembly, text.encode()
+        else:
+            kind, data = gpu.CompilationTarget.Binary, _assemble_one(text, obj.target, sym)
+            if data is None and text != asm:
+                text = f"{NOTE_PREFIX}left as allocated (the assembler refused the " \
+                       f"renumbered text)\n" + asm
+                data = _assemble_one(text, obj.target, sym)
+            if data is None:
+                raise AccelError(f"the assembly of kernel '{sym}' does not assemble",
+                                 op.location)
+        texts[sym] = text
+        op.attributes["objects"] = ir.ArrayAttr.get(
+            [gpu.ObjectAttr.get(obj.target, int(kind), data)])
+    return texts
 
 
 @register
@@ -436,17 +453,4 @@ class WmmaBanks(AccelPass):
                                 "assembly", choices=("bin", "isa"))
 
     def run(self, module: ir.Module) -> None:
-        for op in module.body.operations:
-            if op.operation.name != "gpu.binary":
-                continue
-            obj = gpu.ObjectAttr(op.attributes["objects"][0])
-            if obj.format != gpu.CompilationTarget.Assembly:
-                raise AccelError(f"'{self.NAME}' takes gpu.binary assembly "
-                                 f"(gpu-module-to-binary{{format=isa}})", op.location)
-            asm = bytes(obj.object).decode()
-            text = renumber(asm)
-            if text != asm:
-                op.attributes["objects"] = ir.ArrayAttr.get([gpu.ObjectAttr.get(
-                    obj.target, int(gpu.CompilationTarget.Assembly), text.encode())])
-        if self.format == "bin":
-            assemble(module)
+        serialize(module, self.format)

@@ -63,6 +63,8 @@ def kernel_lowering(arch: str) -> str:
 
 # The host side must agree with the kernel's bare-pointer signature.
 HOST_LOWERING = "gpu-to-llvm{use-bare-pointers-for-kernels=true}"
+# LLVM's assembly of each gpu.module, which accel-wmma-banks takes.
+LLVM_ASSEMBLY = "gpu-module-to-binary{format=isa}"
 
 
 def serialization(arch: str, fmt: str = "bin") -> str:
@@ -73,8 +75,9 @@ def serialization(arch: str, fmt: str = "bin") -> str:
     accel-wmma-banks renumbers its VGPRs (each v_wmma's operands on three banks, seed
     002) and, for bin, assembles it (passes/wmma_banks.py)."""
     if wmma_banks.applies(arch):
-        return f"gpu-module-to-binary{{format=isa}}, {wmma_banks.WmmaBanks.NAME}{{format={fmt}}}"
+        return f"{LLVM_ASSEMBLY}, {wmma_banks.WmmaBanks.NAME}{{format={fmt}}}"
     return f"gpu-module-to-binary{{format={fmt}}}"
+
 
 
 def lowering(arch: str, fmt: str = "bin") -> str:

@@ -119,15 +119,12 @@ def test_every_wmma_on_three_banks(arch, in_type, config, trans_b):
 
 def test_code_object_is_llvm_text_assembled():
     """The assembler path adds nothing: LLVM's own text, not renumbered, assembles to
-    LLVM's own code object bytes for .text, and to one metadata note."""
+    LLVM's own code object bytes for .text, and to one metadata note, LLVM's."""
     arch, in_type, config, tb = CASES[1]
     before = llvm_assembly(arch, in_type, config, tb)
     with new_context():
-        module = ir.Module.parse('module attributes {gpu.container_module} {gpu.binary @k '
-                                 f'[#gpu.object<#rocdl.target<chip = "{arch}">, '
-                                 f'assembly = "{_mlir_string(before)}">]}}')
-        wmma_banks.assemble(module)
-        (elf,) = binaries(module).values()
+        elf = wmma_banks._assemble_one(before, ir.Attribute.parse(f'#rocdl.target<chip = "{arch}">'),
+                                       "k")
         module = ir.Module.parse(gemm_module_text(
             arch, **SHAPE, in_type=in_type, out_type=None, trans_a=False, trans_b=tb,
             a_layout="row", b_layout="row", perf_config=config, accumulate=False))
@@ -169,16 +166,22 @@ def test_refusals_leave_the_text_and_say_why():
     assert wmma_banks.renumber("\ts_endpgm\n") == "\ts_endpgm\n"     # no v_wmma
 
 
+def test_a_renumbering_the_assembler_refuses_falls_back_to_llvms_text(monkeypatch):
+    renumber = wmma_banks.renumber
+    monkeypatch.setattr(wmma_banks, "renumber",
+                        lambda asm: renumber(asm).replace("\tv_wmma", "\tv_no_such_wmma", 1))
+    kernel = compiled(*CASES[1])
+    first, rest = kernel.assembly.split("\n", 1)
+    assert "the assembler refused the renumbered text" in first
+    assert rest == llvm_assembly(*CASES[1])
+    assert kernel.code_object[:4] == b"\x7fELF"
+
+
 def test_pass_is_registered():
     assert load_all()["accel-wmma-banks"]().format == "bin"
 
 
 # ---- ELF reading, independent of the pass -----------------------------------------------
-def _mlir_string(text: str) -> str:
-    return "".join(c if c.isalnum() or c in " _.,:;[]()-+*/=%$@#!?<>{}|&^~'" else
-                   f"\\{ord(c):02X}" for c in text)
-
-
 def _sections(elf: bytes):
     shoff, = struct.unpack_from("<Q", elf, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
