@@ -192,21 +192,23 @@ def _plan(kernel: _Kernel) -> tuple[dict[int, int], int]:
         cons.append((ops, BANKS - 1))
     cons += [((place(x), place(y)), mask) for x, y, mask in vopd]
     fixed = {of[0]: atoms[of[0]].start % BANKS} if 0 in of else {}
-    last_error = None
+    # Two orders of the residue search; the layout with fewer VGPRs wins (the first,
+    # if they tie).
+    layouts, why = [], None
     for limited_first in (True, False):
         try:
-            q = _residues(atoms, cons, fixed, limited_first)
-            start = _layout(atoms, q, fixed)
-            break
+            start = _layout(atoms, _residues(atoms, cons, fixed, limited_first), fixed)
+            layouts.append((max(start[n] + at.length for n, at in enumerate(atoms)), start))
         except _Refused as e:
-            last_error = e
-    else:
-        raise last_error
+            why = e
+    if not layouts:
+        raise why
+    used, start = min(layouts, key=lambda x: x[0])
     mapping = {}
     for n, at in enumerate(atoms):
         for k in range(at.length):
             mapping[at.start + k] = start[n] + k
-    return mapping, max(start[n] + at.length for n, at in enumerate(atoms))
+    return mapping, used
 
 
 def _residues(atoms: list[_Atom], cons, fixed: dict[int, int],
@@ -268,7 +270,7 @@ def _residues(atoms: list[_Atom], cons, fixed: dict[int, int],
 
 def _layout(atoms: list[_Atom], q: dict[int, int], fixed: dict[int, int]) -> dict[int, int]:
     """A start register for every atom: the fixed one where it is; then first fit, atoms
-    with a 16-bit limit first, then those with a residue, longest first."""
+    with a 16-bit limit first, then those with a residue, by residue, longest first."""
     taken = bytearray(MAX_VGPRS)
     start = {}
 
@@ -290,9 +292,12 @@ def _layout(atoms: list[_Atom], q: dict[int, int], fixed: dict[int, int]) -> dic
 
     for n in fixed:
         put(n, atoms[n].start, atoms[n].start, 1)
+    # Atoms of one residue in a row: a change of residue leaves up to 3 registers
+    # free for the single registers placed last. Grouped by residue, the layout grew
+    # 1 of 14 measured kernels (by 6 VGPRs); longest first, 3 of 14 (by 2, 4 and 14).
     order = sorted((n for n in range(len(atoms)) if n not in start),
-                   key=lambda n: (atoms[n].limit == MAX_VGPRS, n not in q, -atoms[n].length,
-                                  atoms[n].start))
+                   key=lambda n: (atoms[n].limit == MAX_VGPRS, n not in q, q.get(n, 0),
+                                  -atoms[n].length, atoms[n].start))
     for n in order:
         at = atoms[n]
         hi = min(at.limit, MAX_VGPRS - at.length)

@@ -109,9 +109,11 @@ def test_every_wmma_on_three_banks(arch, in_type, config, trans_b):
         kernel.assembly.split("\n", 1)[0]
     mapping = renaming(before, after)
     assert mapping.get(0, 0) == 0               # the work-item id arrives in v0
-    # The code object says how many VGPRs the kernel uses, and it uses no more.
+    # The code object says how many VGPRs the kernel uses, and it uses no more; here as
+    # many as LLVM's allocation.
     used = max(mapping.values()) + 1
-    assert kernel.metadata["vgprs"] >= used
+    llvm_count = int(re.search(r"\.vgpr_count:\s+(\d+)", before).group(1))
+    assert kernel.metadata["vgprs"] >= used and kernel.metadata["vgprs"] == llvm_count
     nfv = int(re.search(r"\.amdhsa_next_free_vgpr (\d+)", after).group(1))
     assert nfv >= used
     assert "scratch_" not in after
