@@ -65,9 +65,10 @@ SEARCH_LIMIT = 20000
 # `v` first (the regex engine then skips to each `v`), not preceded by a word character.
 _VGPR = re.compile(r"v(?<![\w.]v)(?:(\d+)|\[(\d+):(\d+)\])")
 # D, A, B and, when a VGPR tuple, C (src2; accel's kernels accumulate in place, C = D).
-_WMMA = re.compile(r"^\s*v_wmma\w*\s+v\[(\d+):\d+\],\s*v\[(\d+):\d+\],\s*v\[(\d+):\d+\]"
-                   r"(?:,\s*v\[(\d+):\d+\])?", re.M)
-_HALF = re.compile(r"\bv(\d+)\.[lh]\b")
+# (Instructions are a tab and the mnemonic; a literal first lets the regex engine skip.)
+_WMMA = re.compile(r"\tv_wmma\w*\s+v\[(\d+):\d+\],\s*v\[(\d+):\d+\],\s*v\[(\d+):\d+\]"
+                   r"(?:,\s*v\[(\d+):\d+\])?")
+_HALF = re.compile(r"v(?<![\w.]v)(\d+)\.[lh]\b")
 _ODD_VGPR = re.compile(r"v\[(?!\d+:\d+\])")
 _INDEXING = ("v_movrel", "v_swaprel", "s_set_gpr_idx")
 NOTE_PREFIX = "; accel-wmma-banks: "
@@ -128,11 +129,24 @@ class _Kernel:
         if odd:
             raise _Refused(f"unrecognized register operand at '{self.code[odd.start():][:20]}'")
 
-    def spans(self):
-        return [(int(r), int(r)) if r else (int(a), int(b)) for r, a, b in _VGPR.findall(self.code)]
+        # Code and VGPR operands alternate: text, (v, lo, hi) groups of a match, text, ...
+        self.parts = _VGPR.split(self.code)
+        self.operands = list(zip(self.parts[1::4], self.parts[2::4], self.parts[3::4]))
 
-    def text(self, code: str) -> str:
-        return self.before + code + self.after
+    def spans(self) -> list[tuple[int, int]]:
+        return [(int(r), int(r)) if r else (int(a), int(b)) for r, a, b in set(self.operands)]
+
+    def renamed(self, mapping: dict[int, int]) -> str:
+        """The assembly with every VGPR operand renamed by `mapping`."""
+        names = {}
+        for op in set(self.operands):
+            r, a, b = op
+            names[op] = f"v{mapping[int(r)]}" if r else \
+                f"v[{mapping[int(a)]}:{mapping[int(a)] + int(b) - int(a)}]"
+        out = [""] * (2 * len(self.operands) + 1)
+        out[0::2] = self.parts[0::4]
+        out[1::2] = [names[op] for op in self.operands]
+        return self.before + "".join(out) + self.after
 
 
 def _vopd_slots(part: str) -> list[tuple[int | None, int]]:
@@ -308,16 +322,11 @@ def _layout(atoms: list[_Atom], q: dict[int, int], fixed: dict[int, int]) -> dic
 
 
 def _rewrite(kernel: _Kernel, mapping: dict[int, int], used: int) -> str:
-    names = {}
-    for r, a, b in set(_VGPR.findall(kernel.code)):
-        if r:
-            names[f"v{r}"] = f"v{mapping[int(r)]}"
-        else:
-            names[f"v[{a}:{b}]"] = f"v[{mapping[int(a)]}:{mapping[int(a)] + int(b) - int(a)}]"
-    text = kernel.text(_VGPR.sub(lambda m: names[m.group(0)], kernel.code))
+    text = kernel.renamed(mapping)
     # The VGPR counts of the descriptor and the metadata grow if the layout did.
-    for pat in () if used <= kernel.vgprs else (r"(\.amdhsa_next_free_vgpr )(\d+)", r"(\.num_vgpr, )(\d+)",
-                r"(\.vgpr_count:\s+)(\d+)"):
+    for pat in () if used <= kernel.vgprs else (r"(\.amdhsa_next_free_vgpr )(\d+)",
+                                                r"(\.num_vgpr, )(\d+)",
+                                                r"(\.vgpr_count:\s+)(\d+)"):
         text = re.sub(pat, lambda m: m.group(1) + str(max(int(m.group(2)), used)), text)
     return text
 
