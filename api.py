@@ -251,14 +251,14 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
         run_pipeline(module, LLVM_ASSEMBLY, verify_each=False)
         texts = wmma_banks.serialize(module, "bin")
         assembly = texts if want_assembly else {}
-    elif want_assembly:
-        # The same lowered module serialized twice: the bindings make the ELF and the
-        # assembly in separate backend runs.
-        isa_module = module.operation.clone()
-        run_pipeline(isa_module, serialization(arch, "isa"), verify_each=False)
-        assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
-        isa_module.erase()
-    if not wmma_banks.applies(arch):
+    else:
+        if want_assembly:
+            # The same lowered module serialized twice: the bindings make the ELF and the
+            # assembly in separate backend runs.
+            isa_module = module.operation.clone()
+            run_pipeline(isa_module, serialization(arch, "isa"), verify_each=False)
+            assembly = {s: b.decode() for s, b in binaries(isa_module).items()}
+            isa_module.erase()
         run_pipeline(module, serialization(arch, "bin"), verify_each=False)
     objects = binaries(module)
     seen, out = set(), []

@@ -79,7 +79,6 @@ def serialization(arch: str, fmt: str = "bin") -> str:
     return f"gpu-module-to-binary{{format={fmt}}}"
 
 
-
 def lowering(arch: str, fmt: str = "bin") -> str:
     """Everything after accel-gemm-to-gpu: kernels to `gpu.binary`, host code to LLVM."""
     return ", ".join([kernel_lowering(arch), HOST_LOWERING, serialization(arch, fmt)])
