@@ -250,7 +250,7 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
     # Only the kernels are lowered: the result is their code objects, so the host
     # function (HOST_LOWERING's work, ~2 ms) is dropped unlowered.
     run_steps(module, pipeline.kernel_steps())
-    objects, assembly = serialize(module, want_assembly)
+    objects, assembly = serialize(module, want_assembly, pipeline)
     facts = {k.symbol: (k, gemm_metadata) for k in lowered.gemms}
     facts.update({k.symbol: (k, pack_metadata) for k in lowered.packs})
     facts.update(grouped_facts(lowered.grouped))

@@ -69,7 +69,7 @@ def _compile(unit: Unit, assembly: bool) -> CompiledKernel:
 def _lowered(module: ir.Module, kernel: GemmKernel, pipeline: KernelPipeline,
              assembly: bool) -> CompiledKernel:
     run_steps(module, pipeline.kernel_steps())
-    objects, texts = serialize(module, assembly)
+    objects, texts = serialize(module, assembly, pipeline)
     elf = objects[kernel.symbol]
     return CompiledKernel(kernel.symbol, elf, texts.get(kernel.symbol, ""),
                           gemm_metadata(kernel, elf))

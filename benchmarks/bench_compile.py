@@ -25,6 +25,7 @@ import statistics
 import time
 
 from accel.api import compile_gemm
+from accel.passes import wmma_banks
 
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
 # (g, m, n, k, in_type): model-like shapes, ragged ones, a batched one, seed 001's.
@@ -42,7 +43,10 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeat", type=int, default=5, help="compiles per kernel")
     p.add_argument("--assembly", action="store_true", help="also produce the assembly")
+    p.add_argument("--without-wmma-banks", action="store_true",
+                   help="serialize as LLVM allocated (wmma_banks.ENABLED = False): the before")
     args = p.parse_args()
+    wmma_banks.ENABLED = not args.without_wmma_banks
     for arch in ARCHES:  # warm-up: bindings, linker shim, each target's first use
         compile_gemm(arch, m=64, n=64, k=64, assembly=args.assembly)
     rows = {"best": [], "median": [], "best cpu": [], "median cpu": []}

@@ -1,7 +1,7 @@
 """Kernel quality per arch and tile: what the ISA and the simulator's LDS model show.
 
     python benchmarks/bench_kernel_quality.py [--arch gfx942] [--no-sim] [--show-asm N]
-        [--only cases|shapes] [--schedule-version 1|2]
+        [--only cases|shapes] [--schedule-version 1|2] [--without-wmma-banks]
 
 First the main loop (the innermost loop holding MMAs) of the six GEMMs of issue 12
 with the selector's tile, per chip: MMA work share = MMA work / (MMA work + other
@@ -15,8 +15,10 @@ Then, for each case (arch, perf config, operand layouts) it compiles a GEMM with
 `accel.api.compile_gemm` and prints, from the code object and its assembly:
 VGPRs (+ AGPRs on gfx942), scratch bytes (spills), code size, MMA instructions, global
 loads and stores by width in bits, LDS reads and writes by width, barriers, s_waitcnt,
-and the compile time (with the assembly: two LLVM backend runs; bench_compile.py
-times the code object alone). Then it simulates the same kernel on one workgroup's worth of
+and the compile time (with the assembly: two LLVM backend runs on gfx942, one on the
+WMMA chips, whose code object is assembled from it; bench_compile.py times the code
+object alone), and the v_wmma whose operands share a VGPR bank (`--without-wmma-banks`:
+as LLVM allocated them, without accel-wmma-banks). Then it simulates the same kernel on one workgroup's worth of
 problem (M = mPerBlock, N = nPerBlock, K = 2 k-tiles) and prints the extra LDS clocks
 the simulator's bank model (sim/lds.py) counts for LDS reads and for LDS writes of
 one workgroup. Widths like `64x2` are two-address ds_read2/ds_write2 forms; "k-tile
@@ -39,8 +41,10 @@ from accel.bindings import ir, new_context
 from accel.dialect.element_types import NUMPY_TYPES
 from accel.diagnostics import AccelError
 from accel.dialect.perf_config import PerfConfig
+from accel.passes import wmma_banks
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.plan_kernel import PlanKernel
+from accel.passes.wmma_banks import wmma_bank_collisions
 from accel.sim import run_kernel
 from accel.target.database import get_arch
 
@@ -114,20 +118,6 @@ def classify(mnemonic: str) -> str | None:
     if mnemonic.startswith("s_wait"):   # s_waitcnt; gfx12 s_wait_loadcnt/dscnt/...
         return "waits"
     return None
-
-
-# Seed 002 (LLVM bug 204254, measured on gfx1151): a dependent v_wmma issues every 32
-# cycles when its A, B and C/D operands start on three different VGPR banks (bank =
-# first VGPR % 4), 34 cycles (+6%) when any two share one. Register allocation is
-# LLVM's, so accel cannot place them; this reports how many WMMAs pay the penalty.
-_WMMA_OPERANDS = re.compile(r"^\s*v_wmma\w*\s+v\[(\d+):\d+\],\s*v\[(\d+):\d+\],"
-                            r"\s*v\[(\d+):\d+\]", re.M)
-
-
-def wmma_bank_collisions(asm: str) -> tuple[int, int]:
-    """(WMMAs whose D, A, B start registers share a VGPR bank, all WMMAs)."""
-    found = [tuple(int(r) % 4 for r in m) for m in _WMMA_OPERANDS.findall(asm)]
-    return sum(len(set(banks)) < 3 for banks in found), len(found)
 
 
 def isa_stats(asm: str) -> dict:
@@ -382,7 +372,10 @@ def main() -> None:
                    "only the six shapes")
     p.add_argument("--schedule-version", type=int, choices=(1, 2),
                    help="the six shapes with this scheduleVersion instead of the selector's")
+    p.add_argument("--without-wmma-banks", action="store_true",
+                   help="serialize as LLVM allocated (wmma_banks.ENABLED = False): the before")
     args = p.parse_args()
+    wmma_banks.ENABLED = not args.without_wmma_banks
     compile_gemm("gfx942", m=64, n=64, k=64)  # warm-up
     if args.only != "cases":
         six_shapes(args.arch, not args.no_sim, args.schedule_version)
@@ -409,6 +402,8 @@ def main() -> None:
         print(f"    global load {fmt(c['gload'])} | store {fmt(c['gstore'])}")
         print(f"    LDS read {fmt(c['lds_rd'])} | write {fmt(c['lds_wr'])} | "
               f"barriers={s['barrier']} waits={s['waits']} | k-tile loop {fmt(s['loop'])}")
+        # Seed 002: a v_wmma with two of its A, B, C/D operands on one VGPR bank (first
+        # VGPR % 4) issues every 34 instead of 32 cycles; accel-wmma-banks separates them.
         print(f"    main loop: {main_loop_line(k.assembly)}")
         colliding, wmmas = wmma_bank_collisions(k.assembly)
         if wmmas:

@@ -92,7 +92,7 @@ def _convert(pass_name: str, f: dataclasses.Field, text: str):
 # Every pass module, in pipeline order: importing one registers its pass.
 PASS_MODULES = ("from_migraphx", "from_linalg", "affix_perf_config", "accel_layout",
                 "grouped_dispatch", "plan_kernel", "lower_pack", "gemm_to_gpu",
-                "grouped_gemm_to_gpu")
+                "grouped_gemm_to_gpu", "wmma_banks")
 
 
 def load_all() -> dict[str, type[AccelPass]]:

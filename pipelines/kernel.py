@@ -13,7 +13,8 @@ stands for these steps (`KernelPipeline.steps`; `--mlir-print-ir-after-all` dump
   accel-grouped-gemm-to-gpu                     accel.grouped_gemm -> its kernels + launches
   <kernel_lowering(arch)>                       upstream: kernels to ROCDL, target attached
   <HOST_LOWERING>                               upstream: host code to LLVM
-  <serialization(format)>                       upstream: gpu.module -> gpu.binary
+  <serialization(format)>                       upstream: gpu.module -> gpu.binary (gfx1100,
+                                                gfx1201: assembly, then accel-wmma-banks)
 
 The library (`accel.compile_module`) and the checker (`accel.check`) run the same steps
 through `to_kernel_ir`, which also returns the kernels' facts for their metadata; the
@@ -34,6 +35,7 @@ from accel.passes.grouped_dispatch import GroupedDispatch
 from accel.passes.grouped_gemm_to_gpu import GroupedGemmToGpu, lower_grouped_gemms
 from accel.passes.lower_pack import LowerPack, PackKernel, lower_packs
 from accel.passes.plan_kernel import PlanKernel
+from accel.passes import wmma_banks
 from accel.passes.registry import option, register
 from accel.pipelines.textual import PipelinePass, Step, UpstreamSegment, run_steps
 from accel.target.database import ARCHES
@@ -71,6 +73,10 @@ def kernel_lowering(arch: str) -> str:
 
 # The host side must agree with the kernel's bare-pointer signature.
 HOST_LOWERING = "gpu-to-llvm{use-bare-pointers-for-kernels=true}"
+
+
+# LLVM's assembly of each gpu.module, which accel-wmma-banks takes.
+LLVM_ASSEMBLY = "gpu-module-to-binary{format=isa}"
 
 
 def serialization(fmt: str = "bin") -> str:
@@ -120,10 +126,12 @@ class KernelPipeline(PipelinePass):
         input, so not re-verified after each (UpstreamSegment.verify)."""
         return [UpstreamSegment(kernel_lowering(self.arch), verify=False)]
 
-    @staticmethod
-    def serialization_steps(fmt: str) -> list[Step]:
+    def serialization_steps(self, fmt: str) -> list[Step]:
         """gpu.module -> gpu.binary in `fmt` (the library reads the ELF and its assembly
-        from one backend run: pipelines/serialize.py)."""
+        from one backend run: pipelines/serialize.py). On WMMA chips LLVM's assembly is
+        renumbered by accel-wmma-banks (seed 002's register banks) and assembled there."""
+        if wmma_banks.applies(self.arch):
+            return [UpstreamSegment(LLVM_ASSEMBLY, verify=False), wmma_banks.WmmaBanks(format=fmt)]
         return [UpstreamSegment(serialization(fmt), verify=False)]
 
     def steps(self) -> list[Step]:

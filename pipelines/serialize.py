@@ -20,27 +20,37 @@ import re
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.passes.upstream import fd2_captured
-from accel.pipelines.kernel import KernelPipeline, binaries
-from accel.pipelines.textual import run_steps
+from accel.passes import wmma_banks
+from accel.pipelines.kernel import LLVM_ASSEMBLY, KernelPipeline, binaries
+from accel.pipelines.textual import UpstreamSegment, run_steps
 
 _DEBUG_TYPE = "serialize-to-isa"
 # The serializer's debug print of one gpu.module: a header line, the ISA, a newline.
 _HEADER = re.compile(r'^ISA for module: "([^"\n]*)"\n', re.M)
 _ISA_END = "\t.end_amdgpu_metadata\n"
 
+# Serialization without register renumbering: the ELF's and the debug print's run.
+_PLAIN = KernelPipeline(arch="gfx942")
+
 # None until the first serialization of the process shows whether the bindings' debug
 # stream carries the assembly (an LLVM built without assertions prints nothing).
 _debug_isa_works: bool | None = None
 
 
-def serialize(module: ir.Module, assembly: bool) -> tuple[dict[str, bytes], dict[str, str]]:
-    """Run gpu-module-to-binary{format=bin} on a lowered module, in place.
+def serialize(module: ir.Module, assembly: bool,
+              pipeline: KernelPipeline) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Run the pipeline's serialization to code objects on a lowered module, in place.
 
     Returns (code object bytes, assembly text) keyed by gpu.module symbol; the assembly
-    is empty unless `assembly`."""
+    is empty unless `assembly`. On WMMA chips the one backend run is to assembly, which
+    accel-wmma-banks renumbers and assembles (passes/wmma_banks.py)."""
     global _debug_isa_works
+    if wmma_banks.applies(pipeline.arch):
+        run_steps(module, [UpstreamSegment(LLVM_ASSEMBLY, verify=False)])
+        texts = wmma_banks.serialize(module, "bin")
+        return binaries(module), texts if assembly else {}
     if not assembly:
-        run_steps(module, KernelPipeline.serialization_steps("bin"))
+        run_steps(module, _PLAIN.serialization_steps("bin"))
         return binaries(module), {}
     fallback = None
     if _debug_isa_works is not True:
@@ -60,7 +70,7 @@ def serialize(module: ir.Module, assembly: bool) -> tuple[dict[str, bytes], dict
             raise AccelError("the LLVM backend printed no assembly for "
                              + ", ".join(sorted(set(objects) - set(texts))))
         _debug_isa_works = False
-        run_steps(fallback, KernelPipeline.serialization_steps("isa"))
+        run_steps(fallback, _PLAIN.serialization_steps("isa"))
         return objects, {s: b.decode() for s, b in binaries(fallback).items()}
     finally:
         if fallback is not None:
@@ -79,7 +89,7 @@ def _serialize_capturing_isa(module: ir.Module) -> str:
         ir._GlobalDebug.set_types(_DEBUG_TYPE)
         ir._GlobalDebug.flag = True
         try:
-            run_steps(module, KernelPipeline.serialization_steps("bin"))
+            run_steps(module, _PLAIN.serialization_steps("bin"))
         finally:
             ir._GlobalDebug.flag = False
     return "".join(out)

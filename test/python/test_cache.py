@@ -182,5 +182,5 @@ def test_a_kernel_cached_without_assembly_does_not_serve_one_with_it(tmp_path):
     bare = compile_batch(GEMMS[:1], cache=cache, assembly=False)
     full = compile_batch(GEMMS[:1], cache=cache)
     assert bare.kernels[0].assembly == "" and full.cached == 0
-    assert full.kernels[0].assembly.startswith("\t.amdgcn_target")
+    assert "\t.amdgcn_target" in full.kernels[0].assembly
     assert compile_batch(GEMMS[:1], cache=cache, assembly=False).cached == 1

@@ -12,7 +12,10 @@ from accel.passes.plan_kernel import PlanKernel
 from accel.pipelines.kernel import KernelPipeline, binaries
 from accel.pipelines.textual import run_steps
 
-TEXT = gemm_module_text("gfx1100", g=2, m=40, n=72, k=48, in_type="bf16", out_type="f32",
+# The debug-print path: a chip whose code objects are LLVM's own (WMMA chips go through
+# accel-wmma-banks, test_wmma_banks.py).
+PIPELINE = KernelPipeline(arch="gfx942")
+TEXT = gemm_module_text("gfx942", g=2, m=40, n=72, k=48, in_type="bf16", out_type="f32",
                         trans_a=False, trans_b=True, a_layout="row", b_layout="row",
                         perf_config=None, accumulate=False, epilogue="bias")
 
@@ -21,7 +24,7 @@ def lowered(ctx) -> ir.Module:
     module = ir.Module.parse(TEXT, context=ctx)
     PlanKernel().run(module)
     lower_gemms(module)
-    run_steps(module, KernelPipeline(arch="gfx1100").kernel_steps())
+    run_steps(module, PIPELINE.kernel_steps())
     return module
 
 
@@ -29,15 +32,15 @@ def separate_runs() -> tuple[dict, dict]:
     """What two backend runs, format=bin and format=isa, give."""
     with new_context() as ctx:
         a, b = lowered(ctx), lowered(ctx)
-        run_steps(a, KernelPipeline.serialization_steps("bin"))
-        run_steps(b, KernelPipeline.serialization_steps("isa"))
+        run_steps(a, PIPELINE.serialization_steps("bin"))
+        run_steps(b, PIPELINE.serialization_steps("isa"))
         return binaries(a), {s: t.decode() for s, t in binaries(b).items()}
 
 
 def test_assembly_from_the_one_run_is_format_isa(capfd):
     objects, isa = separate_runs()
     with new_context() as ctx:
-        got = serialize_mod.serialize(lowered(ctx), assembly=True)
+        got = serialize_mod.serialize(lowered(ctx), assembly=True, pipeline=PIPELINE)
     assert got == (objects, isa)
     assert capfd.readouterr().err == ""          # the debug print is not echoed
     assert serialize_mod._debug_isa_works is True
@@ -47,9 +50,10 @@ def test_without_the_debug_print_a_second_run_makes_the_assembly(monkeypatch):
     objects, isa = separate_runs()
     monkeypatch.setattr(serialize_mod, "_debug_isa_works", None)
     monkeypatch.setattr(serialize_mod, "_serialize_capturing_isa",
-                        lambda m: run_steps(m, KernelPipeline.serialization_steps("bin")) or "")
+                        lambda m: run_steps(m, PIPELINE.serialization_steps("bin")) or "")
     with new_context() as ctx:
-        assert serialize_mod.serialize(lowered(ctx), assembly=True) == (objects, isa)
+        got = serialize_mod.serialize(lowered(ctx), assembly=True, pipeline=PIPELINE)
+        assert got == (objects, isa)
     assert serialize_mod._debug_isa_works is False
 
 
@@ -58,7 +62,7 @@ def test_other_native_output_still_reaches_stderr(monkeypatch, capfd):
     monkeypatch.setattr(serialize_mod, "_serialize_capturing_isa",
                         lambda m: real(m) + "warning: something LLVM said\n")
     with new_context() as ctx:
-        objects, isa = serialize_mod.serialize(lowered(ctx), assembly=True)
+        objects, isa = serialize_mod.serialize(lowered(ctx), assembly=True, pipeline=PIPELINE)
     assert capfd.readouterr().err == "warning: something LLVM said\n"
     assert all(t.endswith("\t.end_amdgpu_metadata\n") for t in isa.values())
 
