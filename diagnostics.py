@@ -8,6 +8,7 @@ location when it has one. The tools render it as `file:line:col: error: message`
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 import threading
 
 # str(ir.Location) looks like  loc("file.mlir":12:5)  or  loc(unknown) or
@@ -59,6 +60,18 @@ class AccelError(Exception):
 
     def __str__(self) -> str:
         return self.render()
+
+
+@contextmanager
+def located(location):
+    """An AccelError raised inside without a location of its own is placed at `location`
+    (the op whose checking raised it)."""
+    try:
+        yield
+    except AccelError as e:
+        if e.location is None:
+            e.location = location
+        raise
 
 
 def mlir_error(err: Exception) -> AccelError:

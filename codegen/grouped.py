@@ -36,7 +36,7 @@ from accel.codegen.workgroup_tile import RowWindow, WorkgroupTile
 from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.kernel_plan import KernelPlan
 from accel.dialect.perf_config import PerfConfig
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, located
 from accel.target.database import get_arch
 from accel.tuning.grouped_launch import GroupedLaunch
 
@@ -150,12 +150,8 @@ def grouped_symbol(op: GroupedGemmOp, mode: str) -> str:
 def build_grouped_kernel(op: GroupedGemmOp, plan: KernelPlan) -> GroupedGemmKernel:
     """Describe the op's kernels as `plan` says (passes/plan_kernel.py plan_grouped, which
     validated the op); AccelError at the op."""
-    try:
+    with located(op.location):
         return _build(op, plan)
-    except AccelError as e:
-        if e.location is None:
-            e.location = op.location
-        raise
 
 
 def _build(op: GroupedGemmOp, plan: KernelPlan) -> GroupedGemmKernel:

@@ -26,7 +26,7 @@ from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.kernel_plan import KernelPlan
 from accel.dialect.ops import ACCUMULATOR, GemmOp, GemmShape, memref_info
 from accel.dialect.perf_config import PerfConfig
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, located
 from accel.target.database import ArchInfo, get_arch
 from accel.tuning.launch import Launch, geometry
 
@@ -179,12 +179,8 @@ class GemmKernel:
 # ---- from the op ------------------------------------------------------------------------
 def build_kernel(gemm: GemmOp) -> GemmKernel:
     """Validate the op for codegen and describe its kernel; AccelError at the op."""
-    try:
+    with located(gemm.location):
         return _build(gemm)
-    except AccelError as e:
-        if e.location is None:
-            e.location = gemm.location
-        raise
 
 
 def _build(gemm: GemmOp) -> GemmKernel:

@@ -30,10 +30,10 @@ the list); absent or "auto" until the dispatch (accel-grouped-dispatch) decides 
 from __future__ import annotations
 
 from accel.bindings import ir
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, located
 from accel.dialect.ops import (
     OP_CLASSES, _check_attribute_names, _check_host_code, _check_plain_buffer, _int_attr,
-    _nonempty, _str_attr, memref_info,
+    TunedOp, _nonempty, _str_attr, memref_info,
 )
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import get_arch
@@ -47,7 +47,7 @@ GROUPED_ATTRIBUTES = ("arch", "max_seq_len", "b_layout", "mode", "perf_config",
                       "config_source")
 
 
-class GroupedGemmOp:
+class GroupedGemmOp(TunedOp):
     OP_NAME = "accel.grouped_gemm"
 
     def __init__(self, op):
@@ -106,28 +106,6 @@ class GroupedGemmOp:
         return _str_attr(self.op, "config_source")
 
     @property
-    def perf_config_text(self) -> str | None:
-        return _str_attr(self.op, "perf_config")
-
-    @property
-    def perf_config(self) -> PerfConfig | None:
-        text = self.perf_config_text
-        if text is None:
-            return None
-        try:
-            return PerfConfig.parse(text, get_arch(self.arch).mma_kind)
-        except AccelError as e:
-            raise AccelError(e.message, self.location) from None
-
-    @property
-    def in_type(self) -> str:
-        return memref_info(self.a)[1]
-
-    @property
-    def out_type(self) -> str:
-        return memref_info(self.c)[1]
-
-    @property
     def groups(self) -> int:
         return memref_info(self.seq_offsets)[0][0] - 1
 
@@ -153,12 +131,8 @@ class GroupedGemmOp:
     # ---- verification --------------------------------------------------------------
     def verify(self) -> None:
         """Raise one AccelError at the op's location for the first rule broken."""
-        try:
+        with located(self.location):
             self._verify()
-        except AccelError as e:
-            if e.location is None:
-                e.location = self.location
-            raise
 
     def _verify(self) -> None:
         op = self.op

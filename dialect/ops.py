@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from accel import validate
 from accel.bindings import ir
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, located
 from accel.dialect.accel_layout import AccelTile
 from accel.dialect.element_types import FP8_FORMATS, is_fp8
 from accel.dialect.kernel_plan import PLAN_ATTRIBUTES
@@ -176,7 +176,36 @@ class GemmShape:
                 what="an integer in [0, 2**63)"))
 
 
-class GemmOp:
+class TunedOp:
+    """What a GEMM-like op (accel.gemm, accel.grouped_gemm) reads the same way: its perf
+    config, parsed for its arch's MMA kind, and A's and C's element types. A subclass
+    has `op`, `arch`, `location`, `a` and `c`."""
+
+    @property
+    def perf_config_text(self) -> str | None:
+        return _str_attr(self.op, "perf_config")
+
+    @property
+    def perf_config(self) -> PerfConfig | None:
+        text = self.perf_config_text
+        if text is None:
+            return None
+        try:
+            return PerfConfig.parse(text, get_arch(self.arch).mma_kind)
+        except AccelError as e:
+            raise AccelError(e.message, self.location) from None
+
+    @property
+    def in_type(self) -> str:
+        """A's element type."""
+        return memref_info(self.a)[1]
+
+    @property
+    def out_type(self) -> str:
+        return memref_info(self.c)[1]
+
+
+class GemmOp(TunedOp):
     OP_NAME = "accel.gemm"
 
     def __init__(self, op):
@@ -297,31 +326,8 @@ class GemmOp:
         return self.epilogue in ("relu", "bias_relu")
 
     @property
-    def perf_config_text(self) -> str | None:
-        return _str_attr(self.op, "perf_config")
-
-    @property
-    def perf_config(self) -> PerfConfig | None:
-        text = self.perf_config_text
-        if text is None:
-            return None
-        try:
-            return PerfConfig.parse(text, get_arch(self.arch).mma_kind)
-        except AccelError as e:
-            raise AccelError(e.message, self.location) from None
-
-    @property
-    def in_type(self) -> str:
-        """A's element type."""
-        return memref_info(self.a)[1]
-
-    @property
     def b_type(self) -> str:
         return memref_info(self.b)[1]
-
-    @property
-    def out_type(self) -> str:
-        return memref_info(self.c)[1]
 
     @property
     def block_size(self) -> int | None:
@@ -370,12 +376,8 @@ class GemmOp:
     # ---- verification --------------------------------------------------------
     def verify(self) -> None:
         """Raise one AccelError at the op's location for the first rule broken."""
-        try:
+        with located(self.location):
             self._verify()
-        except AccelError as e:
-            if e.location is None:
-                e.location = self.location
-            raise
 
     def _verify(self) -> None:
         op = self.op
@@ -631,7 +633,7 @@ class _PackLike:
         return AccelTile.of_shape(memref_info(self.packed)[0])
 
     def verify(self) -> None:
-        try:
+        with located(self.op.location):
             if len(self.op.operands) != 2 or len(self.op.results) != 0:
                 raise AccelError(f"'{self.OP_NAME}' takes 2 operands (source, dest) "
                                  f"and has no results")
@@ -658,10 +660,6 @@ class _PackLike:
             if tuple(packed) != want:
                 raise AccelError(f"accel shape {list(packed)} does not hold a [G={g}, D={d}, "
                                  f"K={k}] operand; expected {list(want)}")
-        except AccelError as e:
-            if e.location is None:
-                e.location = self.op.location
-            raise
 
 
 class PackOp(_PackLike):

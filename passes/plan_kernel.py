@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from accel.bindings import ir
 from accel.codegen.global_copy import widest_vector
 from accel.codegen.mma import MmaLayout, select_mma
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, located
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.grouped_gemm import GroupedGemmOp
@@ -52,12 +52,8 @@ class PlanKernel(AccelPass):
 
 def plan_gemm(gemm: GemmOp) -> KernelPlan:
     """The plan of one gemm (its base symbol, without a `_vN` version); AccelError at it."""
-    try:
+    with located(gemm.location):
         return _plan(gemm)
-    except AccelError as e:
-        if e.location is None:
-            e.location = gemm.location
-        raise
 
 
 def check_buildable(arch: ArchInfo, in_type: str, b_type: str, shape: GemmShape,
@@ -128,12 +124,8 @@ def plan_grouped(op: GroupedGemmOp, symbol: str = "") -> KernelPlan:
     (G batches of max_seq_len x N x K; A [1, L, K] row-major, B stacked [G, N, K] or
     row [G, K, N], C [1, L, N] row-major), by the rules of `_plan`, in the plain grid
     order (the grouped kernel finds its tile at run time: codegen/grouped.py)."""
-    try:
+    with located(op.location):
         return _plan_grouped(op, symbol)
-    except AccelError as e:
-        if e.location is None:
-            e.location = op.location
-        raise
 
 
 def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
