@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from accel.bindings import arith, gpu, ir, memref
 from accel.codegen.grouped import GroupedGemmKernel, build_grouped_kernel
 from accel.dialect.grouped_gemm import GroupedGemmOp
-from accel.dialect.ops import collect_ops, memref_info
+from accel.dialect.ir_helpers import collect_ops, memref_info
 from accel.diagnostics import AccelError
 from accel.passes.plan_kernel import plan_grouped
 from accel.passes.registry import AccelPass, register

@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 
 from accel import validate
 from accel.diagnostics import AccelError
-from accel.dialect.accel_layout import AccelTile
+from accel.dialect.accel_tile import AccelTile
 from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
-from accel.dialect.ops import OUTPUT_TYPES, GemmShape, element_type_error
+from accel.dialect.gemm import GemmShape
+from accel.dialect.gemm_types import OUTPUT_TYPES, element_type_error
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model

@@ -2,7 +2,7 @@
 
 import pytest
 
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import get_arch
 from accel.tuning.validity import (check_config, instruction_for, k_base, register_budget,
