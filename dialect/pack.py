@@ -8,7 +8,7 @@ from __future__ import annotations
 from accel.bindings import ir
 from accel.diagnostics import AccelError, located
 from accel.dialect.accel_tile import AccelTile
-from accel.dialect.ir_helpers import memref_info
+from accel.dialect.ir_helpers import OpView, memref_info
 from accel.dialect.op_rules import (
     check_attribute_names, check_host_code, check_nonempty, check_plain_buffer,
 )
@@ -16,7 +16,7 @@ from accel.dialect.op_rules import (
 PACK_ATTRIBUTES = ("transposed",)
 
 
-class _PackLike:
+class _PackLike(OpView):
     """accel.pack (plain -> accel) and accel.unpack (accel -> plain), destination style.
 
       "accel.pack"(%src, %dst) {transposed = false} : (memref<GxDxK>, memref<6-D>) -> ()
@@ -25,15 +25,7 @@ class _PackLike:
     `transposed` means the plain side is [G, K, D] (as B is in row layout). The
     blocking (dPerBlock, kpackPerBlock, kpack) is read off the 6-D type.
     """
-    OP_NAME = ""
     PLAIN_INDEX = 0
-
-    def __init__(self, op):
-        self.op: ir.Operation = op.operation
-
-    @classmethod
-    def isa(cls, op) -> bool:
-        return op.operation.name == cls.OP_NAME
 
     @classmethod
     def build(cls, src: ir.Value, dst: ir.Value, *, transposed: bool,

@@ -1,30 +1,20 @@
-"""What the GEMM-like ops (accel.gemm, accel.grouped_gemm) share: how a view of one is
-made, A and B as the first two operands, the arch, the perf config parsed for the
-arch's MMA kind, A's and C's element types, and the rules their verifiers check first.
+"""What the GEMM-like ops (accel.gemm, accel.grouped_gemm) share: A and B as the first
+two operands, the arch, the perf config parsed for the arch's MMA kind, A's and C's
+element types, and the rules their verifiers check first.
 """
 
 from __future__ import annotations
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError
-from accel.dialect.ir_helpers import memref_info, string_attr
+from accel.dialect.ir_helpers import OpView, memref_info, string_attr
 from accel.dialect.op_rules import check_attribute_names, check_host_code
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, get_arch
 
 
-class TunedOp:
-    """A view of one op named OP_NAME; a subclass says where C is (`c`)."""
-    OP_NAME = ""
-
-    def __init__(self, op):
-        self.op: ir.Operation = op.operation
-        if self.op.name != self.OP_NAME:
-            raise AccelError(f"expected {self.OP_NAME}, got {self.op.name}", self.op.location)
-
-    @classmethod
-    def isa(cls, op) -> bool:
-        return op.operation.name == cls.OP_NAME
+class TunedOp(OpView):
+    """The base of GemmOp and GroupedGemmOp; each says where C is (`c`)."""
 
     @property
     def a(self) -> ir.Value:

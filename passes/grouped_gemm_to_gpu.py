@@ -108,7 +108,7 @@ def _replace_with_launches(op: GroupedGemmOp, kernel: GroupedGemmKernel) -> None
             operands.append(tile_map)
         gx, gy, gz = kernel.grid
         gpu.LaunchFuncOp([kernel.symbol, kernel.symbol], (c(gx), c(gy), c(gz)),
-                         (c(kernel.block_size), c(1), c(1)), kernel_operands=operands)
+                         (c(kernel.gemm.block_size), c(1), c(1)), kernel_operands=operands)
         if prep is not None:
             memref.DeallocOp(tile_map)
     op.op.erase()
