@@ -49,11 +49,11 @@ from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.dialect.accel_tile import AccelTile
 from accel.dialect.epilogue_program import BIAS_EPILOGUES, Program
+from accel.dialect.gemm_like import GemmLikeOp
 from accel.dialect.gemm_verifier import verify_gemm
 from accel.dialect.ir_helpers import int_attr, memref_info, string_attr
 from accel.dialect.operand_layouts import plain_view, reduction_extent
 from accel.dialect.perf_config import PerfConfig
-from accel.dialect.tuned_op import TunedOp
 
 MAX_EXTENT = 2**63 - 1
 
@@ -75,7 +75,7 @@ class GemmShape:
                 what="an integer in [0, 2**63)"))
 
 
-class GemmOp(TunedOp):
+class GemmOp(GemmLikeOp):
     OP_NAME = "accel.gemm"
 
     @classmethod

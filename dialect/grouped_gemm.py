@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError, located
+from accel.dialect.gemm_like import GemmLikeOp
 from accel.dialect.ir_helpers import int_attr, memref_info, string_attr
 from accel.dialect.op_rules import check_bias_type, check_nonempty, check_plain_buffer
 from accel.dialect.perf_config import PerfConfig
-from accel.dialect.tuned_op import TunedOp
 
 B_LAYOUTS = ("stacked", "row")
 MODES = ("uniform", "compact")
@@ -45,7 +45,7 @@ GROUPED_ATTRIBUTES = ("arch", "max_seq_len", "b_layout", "mode", "perf_config",
                       "config_source")
 
 
-class GroupedGemmOp(TunedOp):
+class GroupedGemmOp(GemmLikeOp):
     OP_NAME = "accel.grouped_gemm"
 
     # ---- reading -------------------------------------------------------------------

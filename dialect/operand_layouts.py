@@ -1,9 +1,6 @@
-"""accel.gemm's operand layouts and the (G, D, K) extents each one's shape holds.
-
-  A: row [G,M,K] | transposed [G,K,M] | accel [G, M/mPB, K/kPB, kpackPB, mPB, kpack]
-  B: row [G,K,N] | transposed [G,N,K] | accel [G, N/nPB, K/kPB, kpackPB, nPB, kpack]
-
-D is A's M or B's N; in the accel layout D and K are only known padded.
+"""accel.gemm's operand layouts (row, transposed, accel: the shapes dialect/gemm.py lists)
+and the (G, D, K) extents each one's shape holds. D is A's M or B's N; in the accel
+layout D and K are only known padded.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, get_arch
 
 
-class TunedOp(OpView):
+class GemmLikeOp(OpView):
     """The base of GemmOp and GroupedGemmOp; each says where C is (`c`)."""
 
     @property
