@@ -14,9 +14,9 @@ _EXPORTS = {
     "KernelCache": "accel.cache",
     "CompileResult": "accel.compiled",
     "CompiledKernel": "accel.compiled",
-    "pack": "accel.dialect.accel_layout",
-    "unpack": "accel.dialect.accel_layout",
-    "AccelTile": "accel.dialect.accel_layout",
+    "pack": "accel.dialect.accel_tile",
+    "unpack": "accel.dialect.accel_tile",
+    "AccelTile": "accel.dialect.accel_tile",
     "PerfConfig": "accel.dialect.perf_config",
     "AccelError": "accel.diagnostics",
 }

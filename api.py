@@ -28,13 +28,14 @@ from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
 from accel.codegen.tile_list import TileListKernel
 from accel.compiled import CompiledKernel, CompileResult
-from accel.dialect.accel_layout import AccelTile
+from accel.dialect.accel_tile import AccelTile
 from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
 from accel.dialect.grouped_gemm import B_LAYOUTS, GROUPED_INPUTS, MODES, GroupedGemmOp
-from accel.dialect.ops import (
-    ACCUMULATOR, BIAS_EPILOGUES, EPILOGUES, OUTPUT_TYPES, GemmOp, GemmShape, collect_ops,
-    element_type_error, verify_module,
-)
+from accel.dialect.epilogue_program import BIAS_EPILOGUES, EPILOGUES
+from accel.dialect.gemm import GemmOp, GemmShape
+from accel.dialect.gemm_types import ACCUMULATOR, OUTPUT_TYPES, element_type_error
+from accel.dialect.ir_helpers import collect_ops
+from accel.dialect.verify import verify_module
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError, mlir_error
 from accel.passes.lower_pack import BLOCK as PACK_BLOCK, PackKernel
@@ -484,8 +485,8 @@ def grouped_metadata(kernel: GroupedGemmKernel, code_object: bytes) -> dict:
         "op": "grouped_gemm",
         "mode": kernel.mode,
         "grid": list(kernel.grid),
-        "block": [kernel.block_size, 1, 1],
-        "lds_bytes": kernel.lds_bytes,
+        "block": [gemm.block_size, 1, 1],
+        "lds_bytes": gemm.lds_bytes,
         "vgprs": note_count(code_object, ".vgpr_count"),
         "mma": gemm.mma.instr.mnemonic,
         "perf_config": str(cfg),

@@ -20,7 +20,9 @@ from accel.bindings import ir
 from accel.codegen.kernel import GemmKernel
 from accel.compiled import CompiledKernel
 from accel.diagnostics import AccelError, mlir_error
-from accel.dialect.ops import GemmOp, PackOp, UnpackOp, collect_ops
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import collect_ops
+from accel.dialect.pack import PackOp, UnpackOp
 from accel.pipelines.kernel import KernelPipeline
 from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import run_steps

@@ -38,10 +38,11 @@ from accel import validate
 from accel.api import default_out_type, gemm_module_text, grouped_gemm_module_text
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
-from accel.dialect.accel_layout import AccelTile, pack
+from accel.dialect.accel_tile import AccelTile, pack
 from accel.dialect.element_types import FP8_FORMATS, NUMPY_TYPES, is_fp8
 from accel.dialect.grouped_gemm import GroupedGemmOp
-from accel.dialect.ops import BIAS_EPILOGUES, collect_ops
+from accel.dialect.epilogue_program import BIAS_EPILOGUES
+from accel.dialect.ir_helpers import collect_ops
 from accel.pipelines.kernel import KernelPipeline
 from accel.sim import SimLaunch, run_host
 

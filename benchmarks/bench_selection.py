@@ -50,7 +50,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.target.database import get_arch
 from accel.tuning.cost_model import params_for
 from accel.tuning.selection import select

@@ -33,7 +33,7 @@ import numpy as np
 import accel
 from accel.api import gemm_module_text
 from accel.diagnostics import AccelError
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import V4_FIELDS, PerfConfig
 from accel.target.database import get_arch
 from accel.tuning.selection import select

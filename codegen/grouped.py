@@ -62,14 +62,6 @@ class GroupedGemmKernel:
         return self.launch.grid
 
     @property
-    def block_size(self) -> int:
-        return self.gemm.block_size
-
-    @property
-    def lds_bytes(self) -> int:
-        return self.gemm.lds_bytes
-
-    @property
     def seq_type(self) -> str:
         return f"memref<{self.groups + 1}xi32>"
 
@@ -99,7 +91,7 @@ class GroupedGemmKernel:
             f"gpu.module @{self.symbol} {{\n"
             f"  gpu.func @{self.symbol}({', '.join(args)})\n"
             f"      workgroup(%lds_a: {lds_a}, %lds_b: {lds_b}) kernel attributes {{"
-            f"{occupancy}known_block_size = array<i32: {self.block_size}, 1, 1>, "
+            f"{occupancy}known_block_size = array<i32: {g.block_size}, 1, 1>, "
             f"known_grid_size = array<i32: {gx}, {gy}, {gz}>}} {{\n"
             f"{em.body_text()}\n"
             f"      gpu.return\n"

@@ -21,10 +21,12 @@ from accel.codegen.mma import MmaLayout, mma_layout
 from accel.codegen.mma_step import LdsTile, MmaStep
 from accel.codegen.schedule import TileCopies, k_tile_loop
 from accel.codegen.workgroup_tile import WorkgroupTile
-from accel.dialect.accel_layout import ceil_div
+from accel.dialect.accel_tile import ceil_div
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.kernel_plan import KernelPlan
-from accel.dialect.ops import ACCUMULATOR, GemmOp, GemmShape, memref_info
+from accel.dialect.gemm import GemmOp, GemmShape
+from accel.dialect.gemm_types import ACCUMULATOR
+from accel.dialect.ir_helpers import memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError, located
 from accel.target.database import ArchInfo, get_arch

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from accel.codegen.builder import Emitter, Value
 from accel.codegen.loops import NO_UNROLL
-from accel.dialect.accel_layout import ceil_div
+from accel.dialect.accel_tile import ceil_div
 from accel.tuning.grouped_launch import TILE_LIST_BLOCK, TILE_LIST_SENTINEL
 
 

@@ -27,6 +27,9 @@ from accel.diagnostics import AccelError
 
 LEGACY = {"none": "", "bias": "%0 = add %acc, %e0", "relu": "%0 = relu %acc",
           "bias_relu": "%0 = add %acc, %e0; %1 = relu %0"}
+EPILOGUES = tuple(LEGACY)
+# The fixed epilogues that read a bias operand (the gemm's 4th).
+BIAS_EPILOGUES = ("bias", "bias_relu")
 KINDS = ("gmn", "n", "gn", "m", "gm", "")
 
 # name -> (operand count, float chains only). `convert_T` rounds through type T and

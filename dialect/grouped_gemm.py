@@ -31,12 +31,10 @@ from __future__ import annotations
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError, located
-from accel.dialect.ops import (
-    OP_CLASSES, _check_attribute_names, _check_host_code, _check_plain_buffer, _int_attr,
-    TunedOp, _nonempty, _str_attr, memref_info,
-)
+from accel.dialect.gemm_like import GemmLikeOp
+from accel.dialect.ir_helpers import int_attr, memref_info, string_attr
+from accel.dialect.op_rules import check_bias_type, check_nonempty, check_plain_buffer
 from accel.dialect.perf_config import PerfConfig
-from accel.target.database import get_arch
 
 B_LAYOUTS = ("stacked", "row")
 MODES = ("uniform", "compact")
@@ -47,27 +45,10 @@ GROUPED_ATTRIBUTES = ("arch", "max_seq_len", "b_layout", "mode", "perf_config",
                       "config_source")
 
 
-class GroupedGemmOp(TunedOp):
+class GroupedGemmOp(GemmLikeOp):
     OP_NAME = "accel.grouped_gemm"
 
-    def __init__(self, op):
-        self.op: ir.Operation = op.operation
-        if self.op.name != self.OP_NAME:
-            raise AccelError(f"expected {self.OP_NAME}, got {self.op.name}", self.op.location)
-
-    @staticmethod
-    def isa(op) -> bool:
-        return op.operation.name == GroupedGemmOp.OP_NAME
-
     # ---- reading -------------------------------------------------------------------
-    @property
-    def a(self) -> ir.Value:
-        return self.op.operands[0]
-
-    @property
-    def b(self) -> ir.Value:
-        return self.op.operands[1]
-
     @property
     def seq_offsets(self) -> ir.Value:
         return self.op.operands[2]
@@ -81,29 +62,21 @@ class GroupedGemmOp(TunedOp):
         return self.op.operands[4] if len(self.op.operands) == 5 else None
 
     @property
-    def location(self) -> ir.Location:
-        return self.op.location
-
-    @property
-    def arch(self) -> str | None:
-        return _str_attr(self.op, "arch")
-
-    @property
     def max_seq_len(self) -> int | None:
-        return _int_attr(self.op, "max_seq_len")
+        return int_attr(self.op, "max_seq_len")
 
     @property
     def b_layout(self) -> str:
-        return _str_attr(self.op, "b_layout", "stacked")
+        return string_attr(self.op, "b_layout", "stacked")
 
     @property
     def mode(self) -> str:
         """uniform | compact, or auto while the dispatch has not decided."""
-        return _str_attr(self.op, "mode", "auto")
+        return string_attr(self.op, "mode", "auto")
 
     @property
     def config_source(self) -> str | None:
-        return _str_attr(self.op, "config_source")
+        return string_attr(self.op, "config_source")
 
     @property
     def groups(self) -> int:
@@ -139,11 +112,7 @@ class GroupedGemmOp(TunedOp):
         if len(op.operands) not in (4, 5) or len(op.results) != 0:
             raise AccelError("'accel.grouped_gemm' takes 4 operands (A, B, seq_offsets, C), "
                              "or 5 (A, B, seq_offsets, C, bias), and has no results")
-        _check_host_code(op)
-        _check_attribute_names(op, GROUPED_ATTRIBUTES)
-        if self.arch is None:
-            raise AccelError("'accel.grouped_gemm' requires an 'arch' attribute")
-        info = get_arch(self.arch)
+        info = self.check_frame(GROUPED_ATTRIBUTES)
         msl = self.max_seq_len
         if msl is None:
             raise AccelError("'accel.grouped_gemm' requires a 'max_seq_len' attribute")
@@ -161,8 +130,8 @@ class GroupedGemmOp(TunedOp):
                   (self.c, "C")] + ([(self.bias, "bias")] if self.bias is not None else [])
         infos = {name: memref_info(v) for v, name in values}
         for v, name in values:
-            _nonempty(infos[name][0], name)
-            _check_plain_buffer(v, name)
+            check_nonempty(infos[name][0], name)
+            check_plain_buffer(v, name)
         (a_shape, a_t), (b_shape, b_t) = infos["A"], infos["B"]
         (s_shape, s_t), (c_shape, c_t) = infos["seq_offsets"], infos["C"]
         if a_t not in GROUPED_INPUTS or not info.supports(a_t):
@@ -195,17 +164,10 @@ class GroupedGemmOp(TunedOp):
                              f"got {b_shape}")
         if self.bias is not None:
             bias_shape, bias_t = infos["bias"]
-            if bias_t != c_t:
-                raise AccelError(f"bias element type {bias_t} differs from the output type "
-                                 f"{c_t}")
+            check_bias_type(bias_t, c_t)
             if bias_shape != [g * n]:
                 raise AccelError(f"bias must be [G*N] = [{g * n}], got {bias_shape}")
         if not 1 <= msl <= rows:
             raise AccelError(f"max_seq_len must be in [1, L_max = {rows}], got {msl}")
         if self.perf_config_text is not None:
             self.perf_config  # noqa: B018  (parsing reports a malformed config at the op)
-
-
-# module_errors (dialect/ops.py) verifies every accel op it finds in this table; an op
-# missing from it is reported as unknown.
-OP_CLASSES[GroupedGemmOp.OP_NAME] = GroupedGemmOp

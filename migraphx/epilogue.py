@@ -30,7 +30,7 @@ from math import prod
 
 from accel.bindings import ir
 from accel.dialect.epilogue_program import OPS, ROUND_TYPES
-from accel.dialect.ops import ACCUMULATOR, EPILOGUE_OPERAND_TYPES, OUTPUT_TYPES
+from accel.dialect.gemm_types import ACCUMULATOR, EPILOGUE_OPERAND_TYPES, OUTPUT_TYPES
 from accel.migraphx import memrefs
 from accel.migraphx.shaped import ShapedType
 from accel.migraphx.tensor import Tensor

@@ -8,7 +8,7 @@ from __future__ import annotations
 from math import prod
 
 from accel.bindings import ir, memref
-from accel.dialect.ops import memref_info
+from accel.dialect.ir_helpers import memref_info
 
 
 def reshape(value: ir.Value, shape) -> ir.Value:

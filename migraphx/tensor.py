@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel.bindings import ir
-from accel.dialect.ops import memref_info
+from accel.dialect.ir_helpers import memref_info
 from accel.migraphx.shaped import ShapedType
 from accel.migraphx.view import View
 

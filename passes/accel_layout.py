@@ -26,8 +26,10 @@ import numpy as np
 
 from accel.bindings import ir, memref
 from accel.diagnostics import AccelError
-from accel.dialect.accel_layout import AccelTile, pack, unpack
-from accel.dialect.ops import GemmOp, PackOp, UnpackOp, collect_ops
+from accel.dialect.accel_tile import AccelTile, pack, unpack
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import collect_ops
+from accel.dialect.pack import PackOp, UnpackOp
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.constant_data import constant_data, new_constant_global
 from accel.passes.layout_chains import Chain, erase_if_dead, shape_of

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError
-from accel.dialect.accel_layout import AccelTile
-from accel.dialect.ops import GemmOp, collect_ops, memref_info
+from accel.dialect.accel_tile import AccelTile
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.registry import AccelPass, option, register
 from accel.target.database import ARCHES, get_arch

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError
-from accel.dialect.ops import GemmOp, collect_ops, memref_info
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import collect_ops, memref_info
 from accel.migraphx import memrefs
 from accel.passes.registry import AccelPass, option, register
 from accel.passes.upstream import run_upstream

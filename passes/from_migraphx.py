@@ -50,9 +50,11 @@ from math import prod
 
 from accel.bindings import func, ir, memref
 from accel.diagnostics import AccelError, warn
-from accel.dialect.accel_layout import AccelTile
+from accel.dialect.accel_tile import AccelTile
 from accel.dialect.element_types import is_fp8
-from accel.dialect.ops import ACCUMULATOR, GemmOp, collect_ops, memref_info
+from accel.dialect.gemm import GemmOp
+from accel.dialect.gemm_types import ACCUMULATOR
+from accel.dialect.ir_helpers import collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.migraphx import memrefs
 from accel.migraphx.shaped import ShapedType, standard_strides

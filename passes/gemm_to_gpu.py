@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from accel.bindings import arith, gpu, ir
 from accel.codegen.kernel import GemmKernel, build_kernel
-from accel.dialect.ops import GemmOp, collect_ops
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import collect_ops
 from accel.diagnostics import AccelError
 from accel.passes.registry import AccelPass, register
 

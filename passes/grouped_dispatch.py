@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.dialect.grouped_gemm import GroupedGemmOp
-from accel.dialect.ops import collect_ops
+from accel.dialect.ir_helpers import collect_ops
 from accel.passes.registry import AccelPass, option, register
 from accel.target.database import ARCHES, get_arch
 from accel.tuning.grouped_dispatch import dispatch, load_table

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from accel.bindings import arith, gpu, ir, memref
 from accel.codegen.grouped import GroupedGemmKernel, build_grouped_kernel
 from accel.dialect.grouped_gemm import GroupedGemmOp
-from accel.dialect.ops import collect_ops, memref_info
+from accel.dialect.ir_helpers import collect_ops, memref_info
 from accel.diagnostics import AccelError
 from accel.passes.plan_kernel import plan_grouped
 from accel.passes.registry import AccelPass, register
@@ -108,7 +108,7 @@ def _replace_with_launches(op: GroupedGemmOp, kernel: GroupedGemmKernel) -> None
             operands.append(tile_map)
         gx, gy, gz = kernel.grid
         gpu.LaunchFuncOp([kernel.symbol, kernel.symbol], (c(gx), c(gy), c(gz)),
-                         (c(kernel.block_size), c(1), c(1)), kernel_operands=operands)
+                         (c(kernel.gemm.block_size), c(1), c(1)), kernel_operands=operands)
         if prep is not None:
             memref.DeallocOp(tile_map)
     op.op.erase()

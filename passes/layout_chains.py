@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from accel.bindings import ir
-from accel.dialect.ops import GemmOp, collect_ops
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import collect_ops
 
 # Ops whose result is a view of operand 0's storage, fully described by the result type.
 VIEW_OPS = ("memref.transpose", "memref.collapse_shape", "memref.expand_shape",

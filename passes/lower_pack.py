@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from accel.bindings import arith, gpu, ir
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES, FP8_FORMATS
-from accel.dialect.ops import PackOp, UnpackOp, collect_ops, memref_info
+from accel.dialect.ir_helpers import collect_ops, memref_info
+from accel.dialect.pack import PackOp, UnpackOp
 from accel.passes.registry import AccelPass, register
 
 BLOCK = 256

@@ -19,7 +19,8 @@ from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.kernel_plan import KernelPlan, OperandPlan
-from accel.dialect.ops import GemmOp, GemmShape, collect_ops, memref_info
+from accel.dialect.gemm import GemmOp, GemmShape
+from accel.dialect.ir_helpers import collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.registry import AccelPass, register
 from accel.target.database import ArchInfo, get_arch

@@ -89,9 +89,10 @@ def _convert(pass_name: str, f: dataclasses.Field, text: str):
     return text
 
 
-# Every pass module, in pipeline order: importing one registers its pass.
-PASS_MODULES = ("from_migraphx", "from_linalg", "affix_perf_config", "accel_layout",
-                "grouped_dispatch", "plan_kernel", "lower_pack", "gemm_to_gpu",
+# Every pass module, in pipeline order (the front ends, then accel-kernel-pipeline's
+# steps): importing one registers its pass.
+PASS_MODULES = ("from_migraphx", "from_linalg", "affix_perf_config", "grouped_dispatch",
+                "accel_layout", "lower_pack", "plan_kernel", "gemm_to_gpu",
                 "grouped_gemm_to_gpu", "wmma_banks")
 
 

@@ -21,7 +21,7 @@ from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.passes.upstream import fd2_captured
 from accel.passes import wmma_banks
-from accel.pipelines.kernel import LLVM_ASSEMBLY, KernelPipeline, binaries
+from accel.pipelines.kernel import LLVM_ASSEMBLY, KernelPipeline, binaries, serialization
 from accel.pipelines.textual import UpstreamSegment, run_steps
 
 _DEBUG_TYPE = "serialize-to-isa"
@@ -29,8 +29,12 @@ _DEBUG_TYPE = "serialize-to-isa"
 _HEADER = re.compile(r'^ISA for module: "([^"\n]*)"\n', re.M)
 _ISA_END = "\t.end_amdgpu_metadata\n"
 
-# Serialization without register renumbering: the ELF's and the debug print's run.
-_PLAIN = KernelPipeline(arch="gfx942")
+
+def _plain_serialization(fmt: str) -> list[UpstreamSegment]:
+    """gpu-module-to-binary alone, without register renumbering: the ELF's and the debug
+    print's run."""
+    return [UpstreamSegment(serialization(fmt), verify=False)]
+
 
 # None until the first serialization of the process shows whether the bindings' debug
 # stream carries the assembly (an LLVM built without assertions prints nothing).
@@ -50,7 +54,7 @@ def serialize(module: ir.Module, assembly: bool,
         texts = wmma_banks.serialize(module, "bin")
         return binaries(module), texts if assembly else {}
     if not assembly:
-        run_steps(module, _PLAIN.serialization_steps("bin"))
+        run_steps(module, _plain_serialization("bin"))
         return binaries(module), {}
     fallback = None
     if _debug_isa_works is not True:
@@ -70,7 +74,7 @@ def serialize(module: ir.Module, assembly: bool,
             raise AccelError("the LLVM backend printed no assembly for "
                              + ", ".join(sorted(set(objects) - set(texts))))
         _debug_isa_works = False
-        run_steps(fallback, _PLAIN.serialization_steps("isa"))
+        run_steps(fallback, _plain_serialization("isa"))
         return objects, {s: b.decode() for s, b in binaries(fallback).items()}
     finally:
         if fallback is not None:
@@ -89,7 +93,7 @@ def _serialize_capturing_isa(module: ir.Module) -> str:
         ir._GlobalDebug.set_types(_DEBUG_TYPE)
         ir._GlobalDebug.flag = True
         try:
-            run_steps(module, _PLAIN.serialization_steps("bin"))
+            run_steps(module, _plain_serialization("bin"))
         finally:
             ir._GlobalDebug.flag = False
     return "".join(out)

@@ -26,7 +26,7 @@ with interruptible_start(PROG):
 
     from accel.bindings import ir, new_context
     from accel.diagnostics import AccelError, mlir_error, take_warnings
-    from accel.dialect.ops import module_errors
+    from accel.dialect.verify import module_errors
     from accel.passes.registry import AccelPass
     from accel.passes.upstream import parse_upstream
     from accel.pipelines import registered_passes

@@ -45,7 +45,7 @@ with interruptible_start(PROG):
 
     from accel.api import default_out_type
     from accel.check import check_gemm, check_grouped_gemm, group_lengths
-    from accel.dialect.ops import ACCUMULATOR
+    from accel.dialect.gemm_types import ACCUMULATOR
     from accel.diagnostics import AccelError
     from accel.sim import compile_kernel, find_kernel, parse_module, run_compiled, run_host
     from accel.sim.arch import ARCHS, sim_arch

@@ -22,7 +22,8 @@ with interruptible_start(PROG):
     from typing import Sequence
 
     from accel.diagnostics import AccelError
-    from accel.dialect.ops import ACCUMULATOR, GemmShape
+    from accel.dialect.gemm import GemmShape
+    from accel.dialect.gemm_types import ACCUMULATOR
     from accel.dialect.perf_config import PerfConfig
     from accel.target.database import ARCHES, get_arch
     from accel.tools.cli_common import ArgumentParser, run_cli

@@ -52,9 +52,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel.dialect.accel_layout import ceil_div
+from accel.dialect.accel_tile import ceil_div
 from accel.dialect.element_types import ELEMENT_BYTES
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning.launch import Launch, geometry

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from accel.dialect.grouped_gemm import MODES
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.target.database import ARCHES, ArchInfo

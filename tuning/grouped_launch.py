@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel.dialect.accel_layout import ceil_div
+from accel.dialect.accel_tile import ceil_div
 
 # Threads of the tile-list prep kernel: one workgroup scans all of seq_offsets.
 TILE_LIST_BLOCK = 256

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel.dialect.accel_layout import ceil_div
-from accel.dialect.ops import GemmShape
+from accel.dialect.accel_tile import ceil_div
+from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo
 

@@ -33,14 +33,15 @@ from dataclasses import dataclass, field
 
 from accel import validate
 from accel.diagnostics import AccelError
-from accel.dialect.accel_layout import AccelTile
+from accel.dialect.accel_tile import AccelTile
 from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
-from accel.dialect.ops import OUTPUT_TYPES, GemmShape, element_type_error
+from accel.dialect.gemm import GemmShape
+from accel.dialect.gemm_types import OUTPUT_TYPES, element_type_error
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model
 from accel.tuning.launch import Launch, geometry
-from accel.tuning.validity import (check_config, grid_errors, k_base, lds_bytes,
+from accel.tuning.validity import (check_config, grid_errors, lane_k_run, lds_bytes,
                                    operand_size_errors, register_estimate,
                                    selection_arguments, usable_instructions)
 
@@ -158,7 +159,7 @@ def _wave_split(m_pb: int, n_pb: int, waves: int, mn: int) -> tuple[int, int] | 
 
 
 def _kpack_choices(instr: MmaInstr, in_type: str) -> tuple[int, ...]:
-    return tuple(sorted({k_base(instr), 16 // ELEMENT_BYTES[in_type]}))
+    return tuple(sorted({lane_k_run(instr), 16 // ELEMENT_BYTES[in_type]}))
 
 
 @functools.lru_cache(maxsize=64)

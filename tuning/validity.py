@@ -28,9 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel import validate
-from accel.dialect.accel_layout import ceil_div
+from accel.dialect.accel_tile import ceil_div
 from accel.dialect.element_types import ELEMENT_BYTES
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning.cost_model import params_for, pipeline_depth
@@ -84,7 +84,7 @@ def instruction_for(arch: ArchInfo, in_type: str, mn_per_xdl: int,
     return None
 
 
-def k_base(instr: MmaInstr) -> int:
+def lane_k_run(instr: MmaInstr) -> int:
     """Contiguous K elements one lane holds per instruction (docs/layouts.md: the a_len run).
 
     32x32x8 f16 -> 4, 16x16x16 f16 -> 4, i8 and fp8 -> 8, f32 -> 1, gfx1100 WMMA -> 16,
@@ -230,7 +230,7 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
             errors.append(f"k-per-block: kPerBlock {c.k_per_block} (kpackPerBlock "
                           f"{c.kpack_per_block} x kpack {c.kpack}) is not a multiple of the "
                           f"{instr.shape} instruction's K {instr.k}")
-        kb = k_base(instr)
+        kb = lane_k_run(instr)
         if c.kpack % kb and kb % c.kpack:
             errors.append(f"kpack: kpack {c.kpack} and the {instr.shape} per-lane K run {kb} "
                           f"must divide one another")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from accel.diagnostics import AccelError
-from accel.dialect.accel_layout import AccelTile, pack, unpack
+from accel.dialect.accel_tile import AccelTile, pack, unpack
 
 DTYPES = [np.float16, ml_dtypes.bfloat16, np.int8, np.float32]
 TILES = [AccelTile(32, 8, 8), AccelTile(16, 4, 4), AccelTile(64, 2, 16), AccelTile(1, 1, 1)]

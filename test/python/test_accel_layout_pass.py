@@ -10,8 +10,9 @@ import pytest
 
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
-from accel.dialect.accel_layout import AccelTile, pack
-from accel.dialect.ops import GemmOp, collect_ops
+from accel.dialect.accel_tile import AccelTile, pack
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import collect_ops
 from accel.passes.accel_layout import AccelLayout
 from accel.passes.constant_data import dense_to_numpy
 

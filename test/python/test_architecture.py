@@ -72,6 +72,35 @@ def test_every_pass_module_is_listed():
     assert sorted(PASS_MODULES) == defining
 
 
+def test_generic_ir_helpers_know_no_accel_op():
+    """dialect/ir_helpers.py is the layer every op class and pass reads IR through: it
+    may use the bindings and the diagnostics, nothing of the dialect above it."""
+    deps = {m for m in imported_modules(ROOT / "dialect" / "ir_helpers.py")
+            if m.startswith("accel")}
+    assert deps <= {"accel.bindings", "accel.diagnostics"}
+
+
+def test_module_verifier_lists_every_op_class():
+    """module_errors reports an accel op missing from OP_CLASSES as unknown, so every op
+    class the dialect defines must be in it."""
+    import importlib
+    from accel.dialect.ir_helpers import OpView
+    from accel.dialect.verify import OP_CLASSES
+    for p in (ROOT / "dialect").glob("*.py"):
+        if p.stem != "__init__":
+            importlib.import_module(f"accel.dialect.{p.stem}")
+
+    def op_classes(cls):
+        for sub in cls.__subclasses__():
+            if sub.OP_NAME:
+                yield sub
+            yield from op_classes(sub)
+
+    defined = {c.OP_NAME: c for c in op_classes(OpView)}
+    assert defined == OP_CLASSES
+    assert sorted(defined) == ["accel.gemm", "accel.grouped_gemm", "accel.pack", "accel.unpack"]
+
+
 def test_simulator_imports_no_compiler_module():
     compiler = ("accel.passes", "accel.pipelines", "accel.codegen", "accel.tuning", "accel.api")
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "sim").rglob("*.py")

@@ -14,9 +14,10 @@ import pytest
 
 from accel.bindings import func, ir, new_context
 from accel.check import random_operand, reference
-from accel.dialect.accel_layout import AccelTile, pack, unpack
+from accel.dialect.accel_tile import AccelTile, pack, unpack
 from accel.dialect.element_types import NUMPY_TYPES
-from accel.dialect.ops import BIAS_EPILOGUES, GemmOp, GemmShape
+from accel.dialect.epilogue_program import BIAS_EPILOGUES
+from accel.dialect.gemm import GemmOp, GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.passes.gemm_to_gpu import lower_gemms

@@ -4,10 +4,10 @@ import pytest
 
 from accel.bindings import func, ir, new_context
 from accel.diagnostics import AccelError
-from accel.dialect.ops import (
-    GemmOp, GemmShape, PackOp, UnpackOp, collect_ops, memref_info, module_errors,
-    verify_module,
-)
+from accel.dialect.gemm import GemmOp, GemmShape
+from accel.dialect.ir_helpers import collect_ops, memref_info
+from accel.dialect.pack import PackOp, UnpackOp
+from accel.dialect.verify import module_errors, verify_module
 from accel.dialect.perf_config import PerfConfig
 
 CONFIG = "v4:32,32,8,16,16,16,8,1,2,2,0,0,1,1"

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from accel.bindings import ir, new_context
-from accel.dialect.ops import collect_ops
+from accel.dialect.ir_helpers import collect_ops
 from accel.migraphx import translate
 from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host

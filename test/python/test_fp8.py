@@ -22,7 +22,7 @@ from accel.check import (check_gemm, compare, edge_operand, fp8_codes, fp8_edge_
                          random_operand, reference)
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import FP8_FORMATS, NUMPY_TYPES
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.plan_kernel import PlanKernel

@@ -4,7 +4,8 @@ import pytest
 
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
-from accel.dialect.ops import GemmOp, collect_ops
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import collect_ops
 from accel.pipelines.textual import run_pipeline
 
 MAPS = {

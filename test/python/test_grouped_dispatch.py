@@ -13,7 +13,7 @@ from accel.target.database import get_arch
 from accel.tuning.grouped_dispatch import SHIPPED_TABLE, dispatch, load_table, shape_key
 from accel.tuning.grouped_launch import GroupedLaunch, auto_mode
 from accel.tuning.validity import check_config
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 
 GFX942 = get_arch("gfx942")
 SMALL = "v4:16,32,4,16,16,16,8,1,1,2,0,0,1,1"

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from accel.bindings import ir, new_context, passmanager
-from accel.dialect.accel_layout import AccelTile, pack, unpack
-from accel.dialect.ops import collect_ops
+from accel.dialect.accel_tile import AccelTile, pack, unpack
+from accel.dialect.ir_helpers import collect_ops
 from accel.passes.lower_pack import LowerPack
 from accel.sim import run_kernel
 from accel.target.toolchain import ensure_linker

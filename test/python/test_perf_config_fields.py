@@ -6,7 +6,7 @@ import pytest
 
 from accel.api import compile_gemm
 from accel.diagnostics import AccelError
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import get_arch
 from accel.tuning.validity import check_config

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from accel.api import compile_gemm
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.target.database import get_arch
 from accel.tuning.selection import _ladder, select
 from accel.tuning.validity import register_budget, register_floor

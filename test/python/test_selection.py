@@ -5,8 +5,8 @@ import json
 import pytest
 
 from accel.diagnostics import AccelError
-from accel.dialect.accel_layout import AccelTile
-from accel.dialect.ops import GemmShape
+from accel.dialect.accel_tile import AccelTile
+from accel.dialect.gemm import GemmShape
 from accel.target.database import get_arch
 from accel.tuning import geometry
 from accel.tuning.cost_model import estimate_terms, estimate_us, params_for

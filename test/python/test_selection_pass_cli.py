@@ -6,7 +6,8 @@ import pytest
 
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError
-from accel.dialect.ops import GemmOp, collect_ops
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import collect_ops
 from accel.passes.registry import load_all
 from accel.tools import accel_select
 

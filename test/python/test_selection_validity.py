@@ -2,10 +2,10 @@
 
 import pytest
 
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import get_arch
-from accel.tuning.validity import (check_config, instruction_for, k_base, register_budget,
+from accel.tuning.validity import (check_config, instruction_for, lane_k_run, register_budget,
                                    register_estimate, register_floor)
 
 SHAPE = GemmShape(1, 1024, 1024, 1024)
@@ -34,7 +34,7 @@ def test_good_configs_pass(arch_name):
     ("gfx942", dict(m_per_block=48, m_per_wave=48), "mma-tile"),          # 48 % 32
     ("gfx942", dict(kpack_per_block=1, kpack=4), "k-per-block"),          # kPB 4 < K 8
     ("gfx1100", dict(kpack_per_block=1, kpack=8), "k-per-block"),         # kPB 8 < K 16
-    ("gfx942", dict(kpack=6, kpack_per_block=4), "kpack"),                # 6 vs k_base 4
+    ("gfx942", dict(kpack=6, kpack_per_block=4), "kpack"),                # 6 vs lane_k_run 4
     ("gfx942", dict(split_k=2), "split-k"),
     ("gfx942", dict(m_per_block=256, n_per_block=256, kpack_per_block=16,
                     m_per_wave=128, n_per_wave=128), "lds"),              # 128 KiB
@@ -53,9 +53,9 @@ def test_kpack_rule_is_mutual_divisibility():
     assert "kpack" in rules("gfx1100", GOOD["gfx1100"].replace(kpack=12, kpack_per_block=4))
 
 
-def test_k_base_per_instruction():
+def test_lane_k_run_per_instruction():
     def kb(arch, t, mn):
-        return k_base(instruction_for(get_arch(arch), t, mn))
+        return lane_k_run(instruction_for(get_arch(arch), t, mn))
     assert (kb("gfx942", "f16", 32), kb("gfx942", "f16", 16)) == (4, 4)
     assert (kb("gfx942", "i8", 32), kb("gfx942", "i8", 16)) == (8, 8)
     assert (kb("gfx942", "f32", 32), kb("gfx942", "f32", 16)) == (1, 1)

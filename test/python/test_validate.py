@@ -16,7 +16,7 @@ import accel
 from accel import validate
 from accel.api import gemm_module_text
 from accel.diagnostics import AccelError
-from accel.dialect.ops import GemmShape
+from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import get_arch
 from accel.tuning.selection import select

@@ -1,4 +1,5 @@
-"""The accel layout: shape arithmetic shared by the verifier, the passes and codegen.
+"""The accel layout's blocking (AccelTile): the shape arithmetic the verifiers, the
+passes and codegen share, and the host-side pack/unpack.
 
 An operand with a "D" extent (M for A, N for B) and a reduction extent K is stored as
 
