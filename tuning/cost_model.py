@@ -210,7 +210,7 @@ def config_terms(arch: ArchInfo, in_type: str, config: PerfConfig, instr: MmaIns
         lds_traffic=(reads + mpb + npb) * kpb * eb,
         mma_rate=p.mma_flops_per_clock[in_type] * width * mma_efficiency(instr),
         simds=p.simds_per_cu * width, num_waves=config.num_waves,
-        depth=pipeline_depth(config), elem_bytes=eb)
+        depth=pipeline_depth(arch, config), elem_bytes=eb)
 
 
 def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
@@ -226,26 +226,46 @@ def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
 STEP_LIMITS = ("compute", "lds", "global", "latency")
 
 
-def pipeline_depth(config: PerfConfig) -> int:
-    """K-tiles of global loads in flight ahead of the MMAs that consume them.
+def loads_ahead(arch: ArchInfo, config: PerfConfig) -> bool:
+    """Does the kernel issue a k-tile's global loads ahead of the MMAs of the one before?
 
-    codegen/kernel.py issues the loads of k-tile t+1 before the MMAs of tile t (both
-    schedules): one k-tile of the workgroup's own work covers a load's latency. The
-    register estimate (tuning/validity.py) holds this many k-tiles of copy staging."""
-    return 1
+    passes/plan_kernel.py (loaded_ahead) does, except on gfx942 when the MFMA
+    accumulators fill half the unified register file (a 128x128 wave tile: 256 of 512
+    per lane), where holding the next k-tile spilled (88-324 bytes measured there)."""
+    acc = config.m_per_wave * config.n_per_wave // arch.wave_size
+    return not (arch.mma_kind == "mfma" and acc >= arch.vgprs_per_lane // 2)
+
+
+def pipeline_depth(arch: ArchInfo, config: PerfConfig) -> int:
+    """K-tiles of global loads in flight ahead of the MMAs that consume them: 1 when
+    `loads_ahead` (codegen/kernel.py issues the loads of k-tile t+1 before the MMAs of
+    tile t, both schedules), else 0 (each k-tile waits for its own loads). The register
+    estimate (tuning/validity.py) holds this many k-tiles of copy staging."""
+    return 1 if loads_ahead(arch, config) else 0
 
 
 def _step_terms(t: ConfigTerms, r: int) -> tuple[float, float, float, float]:
     """Clocks of one k-step of r concurrent tiles on one unit, by STEP_LIMITS: the
-    unit's shared MMA, LDS and L2 pipes, and the load latency that the pipeline and
-    the other resident tiles' work must cover."""
+    unit's shared MMA, LDS and L2 pipes, and the wait for a k-tile's loads (a latency
+    after issue plus their transfer) that the work of the `depth` k-tiles issued
+    behind them must cover; with nothing loaded ahead (depth 0) the wait adds to the
+    step's work instead (`_step_clocks`)."""
     p = t.params
     transfer = r * t.global_bytes / (p.cu_bytes_per_clock * t.width)
     return (r * t.flops / (t.mma_rate * min(1.0, r * t.num_waves / t.simds)),
             r * t.lds_traffic / (p.lds_bytes_per_clock * t.width),
             transfer,
-            # A k-tile's loads land a latency after issue plus their transfer time.
-            (p.load_latency + transfer) / t.depth)
+            (p.load_latency + transfer) / max(t.depth, 1))
+
+
+def _step_clocks(t: ConfigTerms, r: int) -> float:
+    """One k-step of a round of r tiles: the largest of the overlapping limits plus
+    r * SYNC; without loads ahead, the work of the step plus the wait for its loads."""
+    compute, lds, transfer, wait = _step_terms(t, r)
+    sync = t.params.sync_clocks
+    if t.depth == 0:
+        return max(compute, lds) + wait + sync
+    return max(compute, lds, transfer, wait) + sync
 
 
 def _clocks(t: ConfigTerms, out_type: str,
@@ -262,9 +282,15 @@ def _clocks(t: ConfigTerms, out_type: str,
     unit_rate = p.cu_bytes_per_clock * t.width
 
     def round_time(r: int) -> float:
-        step = max(_step_terms(t, r)) + r * p.sync_clocks
-        # The first k-tile's loads overlap nothing: one latency to fill the pipeline.
-        return steps * step + p.load_latency + r * tile_out / unit_rate
+        compute, lds, transfer, _ = _step_terms(t, r)
+        if t.depth == 0:
+            body = steps * _step_clocks(t, r)
+        else:
+            # The first k-tile's loads overlap nothing (a latency and their transfer
+            # fill the pipeline) and the last k-tile waits for no further loads.
+            body = (p.load_latency + transfer + (steps - 1) * _step_clocks(t, r)
+                    + max(compute, lds) + p.sync_clocks)
+        return body + r * tile_out / unit_rate
 
     t_unit = (per_unit // resident) * round_time(resident)
     if per_unit % resident:  # the last round runs fewer tiles, so it is shorter
@@ -281,8 +307,15 @@ def _clocks(t: ConfigTerms, out_type: str,
 
 def estimate_us(t: ConfigTerms, out_type: str, launch: Launch) -> float:
     """The score alone (what the selector ranks by), without `estimate_terms`' breakdown."""
+    return estimate_parts(t, out_type, launch)[0]
+
+
+def estimate_parts(t: ConfigTerms, out_type: str, launch: Launch) -> tuple[float, float]:
+    """(score, the busiest unit's time alone) in microseconds: when the chip-wide
+    traffic bounds two configs alike, the one whose units finish first has slack."""
     t_unit, t_chip, _, _, _ = _clocks(t, out_type, launch)
-    return max(t_unit, t_chip) / (t.params.clock_ghz * 1e3)
+    scale = t.params.clock_ghz * 1e3
+    return max(t_unit, t_chip) / scale, t_unit / scale
 
 
 def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,

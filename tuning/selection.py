@@ -18,10 +18,12 @@ How many dispatch units a grid fills is the cost model's business (wave quantiza
 resident tiles): a tile that leaves units idle can still be the fastest (gfx942
 512^3: 16x64x128, 256 workgroups on 304 CUs, each bound by its k-tiles' load latency,
 4.45 us; 16x32x128 gives every CU work but two tiles to some, 6.0 us).
-The rest are ranked by estimated time (cost_model) in steps of TIE (estimates closer
-than that are a tie: the model is not that precise), ties broken by fewer global bytes
-fetched in all, less LDS, fewer registers, the wider MFMA, fewer waves, kpack closest to a
-16-byte LDS read, then the config text: deterministic.
+The rest are ranked by estimated time (cost_model; a tile 256 wide pays WIDE_MARGIN
+for its compile time), candidates within TIE of the best left being a tie (the model is
+not that precise); ties go to the one whose busiest unit finishes first (within TIE:
+where the chip-wide traffic bounds both, the other has no slack), then to fewer global
+bytes fetched in all, less LDS, fewer registers, the wider MFMA, fewer waves, kpack
+closest to a 16-byte LDS read, then the config text: deterministic.
 """
 
 from __future__ import annotations
@@ -52,11 +54,33 @@ PAD_LIMIT = 1.25
 # gfx942) scores 16x16x128 and 16x64x128 31.36 and 31.38 us, and the 16-wide tile
 # fetches 4x the bytes.
 TIE = 0.005
+# A tile 256 wide in M or N takes ~440 ms to compile against ~90 ms for a typical one
+# (its unrolled MMA and copy code is 2-4x larger): it is chosen only when its estimate
+# beats every narrower tile's by more than this, i.e. ranks by its estimate times
+# 1 + WIDE_MARGIN.
+WIDE = 256
+WIDE_MARGIN = 0.05
 
 
-def tie_bucket(us: float) -> int:
-    """Estimates in one bucket rank as equal (see TIE)."""
-    return math.floor(math.log(us) / math.log(1 + TIE))
+def ranking_score(config: PerfConfig, us: float) -> float:
+    """What the selector ranks by: the estimate, times 1 + WIDE_MARGIN for a tile 256
+    wide (its compile time)."""
+    return us * (1 + WIDE_MARGIN) if max(config.m_per_block, config.n_per_block) >= WIDE \
+        else us
+
+
+def tie_groups(items: list, value) -> list[list]:
+    """`items` in groups of ties, best first: each group holds what is within TIE of
+    the least `value` left (so two estimates 0.1% apart never fall on either side of
+    a fixed step), in ascending order of `value` (ties in `value` by position)."""
+    order = sorted(items, key=value)
+    groups: list[list] = []
+    for item in order:
+        if groups and value(item) <= groups[-1][1] * (1 + TIE):
+            groups[-1][0].append(item)
+        else:
+            groups.append(([item], value(item)))
+    return [g for g, _ in groups]
 
 
 @dataclass(frozen=True)
@@ -273,22 +297,29 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
     eb = ELEMENT_BYTES[in_type]
     # kpack variants of a tile have the same terms (ConfigTerms holds no kpack): score
     # each tile and wave split once, half the ~1000 estimates on gfx942.
-    scores: dict[tuple, float] = {}
+    scores: dict[tuple, tuple[float, float]] = {}
 
-    def rank(pl):
+    def parts(pl) -> tuple[float, float]:
         prep, launch = pl
         c = prep.config
         key = (c.m_per_block, c.n_per_block, c.k_per_block, c.m_per_wave, c.n_per_wave,
                c.mn_per_xdl, prep.lds, prep.regs)
-        us = scores.get(key)
-        if us is None:
-            us = scores[key] = cost_model.estimate_us(prep.terms, out_type, launch)
+        got = scores.get(key)
+        if got is None:
+            got = scores[key] = cost_model.estimate_parts(prep.terms, out_type, launch)
+        return got
+
+    def tie_break(pl):
+        prep, launch = pl
         traffic = prep.terms.global_bytes * launch.grid_size * launch.padded[2]
-        return (tie_bucket(us), traffic // prep.config.k_per_block,
-                prep.lds, prep.regs, -prep.config.mn_per_xdl, prep.terms.num_waves,
+        return (traffic // prep.config.k_per_block, prep.lds, prep.regs,
+                -prep.config.mn_per_xdl, prep.terms.num_waves,
                 abs(prep.config.kpack * eb - 16), prep.text)
 
-    scored = sorted(admissible, key=rank)
+    scored = []
+    for group in tie_groups(admissible, lambda pl: ranking_score(pl[0].config, parts(pl)[0])):
+        for units_tied in tie_groups(group, lambda pl: parts(pl)[1]):
+            scored.extend(sorted(units_tied, key=tie_break))
     return Selection(arch=arch, in_type=in_type, out_type=out_type, shape=shape,
                      scored=scored, rejected=rejected, b_type=b_type)
 
