@@ -26,10 +26,14 @@ The model, in clock cycles of the busiest unit:
                 latency  (load latency + that transfer) / pipeline depth: a k-tile's
                          loads are issued `pipeline_depth` k-tiles ahead of use, so
                          the work of that many k-steps must cover them
-              the step costs the largest of these (they overlap) plus r * SYNC: each
-              tile's per-k-tile barriers and LDS store -> read latency, which the
-              other resident tiles do not hide (they issue on the same SIMDs).
-              A round also pays one load latency to fill the pipeline.
+              the step costs the largest of these (they overlap) plus one SYNC: a
+              tile's per-k-tile barriers and LDS store -> read latency, which the other
+              resident tiles' MMAs fill, so a round pays it once per k-step. With
+              nothing loaded ahead (depth 0: gfx942 with a 128x128 wave tile, whose
+              accumulators fill half the register file) the step is its work, then the
+              wait for its loads, then SYNC. A round also pays a latency and one
+              k-tile's transfer to fill the pipeline, and its last k-step waits for no
+              loads (so a one-step kernel pays the latency once).
   epilogue    r * mPB*nPB*out bytes / per-unit bandwidth per round.
   chip-wide   the larger of: every workgroup's operand and C traffic over the chip's
               cache bandwidth (L2 and Infinity Cache absorb the re-reads), and A, B
@@ -326,7 +330,7 @@ def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
     pm, pn, pk = launch.padded
     grid = launch.grid_size
     terms = _step_terms(t, resident)
-    sync = resident * p.sync_clocks
+    sync = p.sync_clocks
     if t_chip > t_unit:
         bound = "dram" if dram else "chip-bandwidth"
     elif sync > max(terms):
@@ -344,6 +348,7 @@ def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
         "ai_global": round(t.flops / t.global_bytes, 2),
         "ai_lds": round(t.flops / t.lds_traffic, 2),
         "mma_eff": mma_efficiency(t.instr),
+        "pipeline_depth": t.depth,
         "bound": bound,
         # One k-step of a round of `resident` tiles, in clocks: the largest of the first
         # four plus sync (cost_model's docstring).
