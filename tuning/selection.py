@@ -69,18 +69,20 @@ def ranking_score(config: PerfConfig, us: float) -> float:
         else us
 
 
-def tie_groups(items: list, value) -> list[list]:
-    """`items` in groups of ties, best first: each group holds what is within TIE of
-    the least `value` left (so two estimates 0.1% apart never fall on either side of
-    a fixed step), in ascending order of `value` (ties in `value` by position)."""
-    order = sorted(items, key=value)
-    groups: list[list] = []
-    for item in order:
-        if groups and value(item) <= groups[-1][1] * (1 + TIE):
-            groups[-1][0].append(item)
+def tie_groups(items: list[tuple], at: int) -> list[list[tuple]]:
+    """`items` in groups of ties, best first, by their value at index `at`: each group
+    holds what is within TIE of the least value left (so two estimates 0.1% apart
+    never fall on either side of a fixed step), in ascending order (equal values in
+    their order in `items`)."""
+    groups: list[list[tuple]] = []
+    bound = 0.0
+    for item in sorted(items, key=lambda i: i[at]):
+        if groups and item[at] <= bound:
+            groups[-1].append(item)
         else:
-            groups.append(([item], value(item)))
-    return [g for g, _ in groups]
+            groups.append([item])
+            bound = item[at] * (1 + TIE)
+    return groups
 
 
 @dataclass(frozen=True)
@@ -299,27 +301,24 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
     # each tile and wave split once, half the ~1000 estimates on gfx942.
     scores: dict[tuple, tuple[float, float]] = {}
 
-    def parts(pl) -> tuple[float, float]:
+    def keyed(pl) -> tuple:
+        """(ranking score, unit time, tie-break key, candidate)"""
         prep, launch = pl
         c = prep.config
         key = (c.m_per_block, c.n_per_block, c.k_per_block, c.m_per_wave, c.n_per_wave,
                c.mn_per_xdl, prep.lds, prep.regs)
-        got = scores.get(key)
-        if got is None:
-            got = scores[key] = cost_model.estimate_parts(prep.terms, out_type, launch)
-        return got
-
-    def tie_break(pl):
-        prep, launch = pl
+        parts = scores.get(key)
+        if parts is None:
+            parts = scores[key] = cost_model.estimate_parts(prep.terms, out_type, launch)
         traffic = prep.terms.global_bytes * launch.grid_size * launch.padded[2]
-        return (traffic // prep.config.k_per_block, prep.lds, prep.regs,
-                -prep.config.mn_per_xdl, prep.terms.num_waves,
-                abs(prep.config.kpack * eb - 16), prep.text)
+        return (ranking_score(c, parts[0]), parts[1],
+                (traffic // c.k_per_block, prep.lds, prep.regs, -c.mn_per_xdl,
+                 prep.terms.num_waves, abs(c.kpack * eb - 16), prep.text), pl)
 
     scored = []
-    for group in tie_groups(admissible, lambda pl: ranking_score(pl[0].config, parts(pl)[0])):
-        for units_tied in tie_groups(group, lambda pl: parts(pl)[1]):
-            scored.extend(sorted(units_tied, key=tie_break))
+    for group in tie_groups([keyed(pl) for pl in admissible], 0):
+        for units_tied in tie_groups(group, 1):
+            scored.extend(k[3] for k in sorted(units_tied, key=lambda k: k[2]))
     return Selection(arch=arch, in_type=in_type, out_type=out_type, shape=shape,
                      scored=scored, rejected=rejected, b_type=b_type)
 
