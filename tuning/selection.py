@@ -54,10 +54,13 @@ PAD_LIMIT = 1.25
 # gfx942) scores 16x16x128 and 16x64x128 31.36 and 31.38 us, and the 16-wide tile
 # fetches 4x the bytes.
 TIE = 0.005
-# A tile 256 wide in M or N takes ~440 ms to compile against ~90 ms for a typical one
-# (its unrolled MMA and copy code is 2-4x larger): it is chosen only when its estimate
-# beats every narrower tile's by more than this, i.e. ranks by its estimate times
-# 1 + WIDE_MARGIN.
+# A tile 256 wide in M or N compiles slower than a 128-wide one: measured (best of 4-5
+# in one process, load average 7-9, so only the ratios mean much) 256x256 2-3x
+# 128x256 or 128x128 (gfx942 4096^3: 848 against 441 and 671 ms; gfx1201: 585 against
+# 220 and 307 ms), and on gfx1100 128x256 1.3-1.9x 128x128 (2048^3: 549-905 against
+# 292-491 ms); the lead measured ~440 against ~90 ms for a typical kernel. It is chosen
+# only when its estimate beats every narrower tile's by more than WIDE_MARGIN, i.e. it
+# ranks by its estimate times 1 + WIDE_MARGIN.
 WIDE = 256
 WIDE_MARGIN = 0.05
 
