@@ -16,24 +16,40 @@ the GEMMs the cost model's constants were fitted on and those held out of the fi
 is left out of the figures: the README says origami's times there are not credible.
 
 Origami rates a narrow-M tile slower than its narrow-N mirror (gfx942 512^3: 16x64x128
-1.56x 64x16x128), where accel's row-major B makes narrow N the costly one (16 f16
-columns fetch a 128-byte line for 32 bytes); the `mirror` column counts a GEMM as
-agreeing when the chosen tile's mirror is within 5%, to show how much of the gap is that.
-Some of origami's best times need more than the datasheet MMA rate of the CUs the grid
-occupies (gfx942 128x4096x11008 on 128x128x128: 32 workgroups at 2.4x what 32 CUs can
-do), i.e. a split K; `physical` counts agreement over the others only.
+1.56x 64x16x128) because the table was made with origami's A contiguous along M and B
+along K: origami rounds A's M extent and B's K extent to 128-byte lines (rocm-libraries
+shared/origami, compute_memory_latency), so 16 rows of A cost a 64-row line's bytes.
+Accel's row-major A is contiguous along K and its B along N, so there the 16-column B
+tile is the one that fetches a 128-byte line for 32 bytes (`cost_model.fetched_bytes`:
+16x64x128 moves 20 KB a k-tile, 64x16x128 32 KB; origami's reading is the mirror). The
+`mirror` column counts a GEMM as agreeing when the chosen tile's mirror is within 5%,
+to show how much of the gap is that. Some of origami's best times are faster than the
+hardware allows: more than the datasheet MMA rate of the CUs the grid occupies (gfx942
+128x4096x11008 on 128x128x128: 32 workgroups at 2.4x what 32 CUs can do, i.e. a split
+K), or less than moving A, B and C once through DRAM; `physical` counts agreement over
+the others only. `--misses` prints, for each GEMM off by more than 5%, the cost model's
+reading of the chosen tile and of origami's (bound, grid, residency, pipeline depth,
+clocks per k-step), or why origami's tile was no candidate.
 
-Figures (f16/bf16, C in the input type), within 5% of origami's best / worst ratio; the
-before column is this script run against commit 07ff0fb's tuning/ (an export of that
+Figures (f16/bf16, C in the input type), within 5% of origami's best / worst ratio /
+physical (07ff0fb's tuning/ has no DRAM bandwidth to read it by, so its column lacks
+it); each column is this script run against that commit's tuning/ (an export of the
 commit first on PYTHONPATH):
 
-  chip     set       before (07ff0fb)     after
-  gfx942   fit       0/36 ( 0%) 9.14      22/36 (61%) 2.08
-  gfx942   held-out  0/17 ( 0%) 9.71       7/17 (41%) 3.36
-  gfx1100  fit       4/36 (11%) 3.17      16/36 (44%) 2.26
-  gfx1100  held-out  2/17 (12%) 3.04       5/17 (29%) 1.94
-  gfx1201  fit       2/36 ( 6%) 2.43      19/36 (53%) 2.11
-  gfx1201  held-out  2/17 (12%) 1.97       7/17 (41%) 1.94
+  chip     set       07ff0fb          7313fbf (main)           this branch
+  gfx942   fit       0/36 ( 0%) 9.14  22/36 (61%) 2.08 21/33  20/36 (56%) 2.08 19/33
+  gfx942   held-out  0/17 ( 0%) 9.71   7/17 (41%) 3.36  7/14   7/17 (41%) 3.36  7/14
+  gfx1100  fit       4/36 (11%) 3.17  16/36 (44%) 2.26 11/30  24/36 (67%) 1.76 19/30
+  gfx1100  held-out  2/17 (12%) 3.04   5/17 (29%) 1.94  5/16   7/17 (41%) 1.72  7/16
+  gfx1201  fit       2/36 ( 6%) 2.43  19/36 (53%) 2.11 16/33  17/36 (47%) 1.69 14/33
+  gfx1201  held-out  2/17 (12%) 1.97   7/17 (41%) 1.94  6/15   5/17 (29%) 1.94  4/15
+
+Against 7313fbf: gfx942 loses 4096^3 (f16, bf16) and 4095^2x1024 to 128x256x64 (1.11x
+origami's 256x256x64), because accel's 256x256 tile on gfx942 loads nothing ahead
+(passes/plan_kernel.py: its 128x128 wave tile's accumulators fill half the registers)
+and now pays its load latency every k-step; gfx1201 loses four DRAM-bound 64-128 x
+11008-12288 x 4096 GEMMs, where the model ties 256- and 128-wide tiles at the DRAM
+floor and the 256-wide one must win by WIDE_MARGIN (tuning/selection.py).
 
 On RDNA the two models count different units: origami a CU, accel (and its code
 objects, which run in WGP mode) a WGP, which seed 000's W7900 timings support (see
