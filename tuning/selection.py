@@ -140,15 +140,16 @@ class Selection:
                  f"G={s.g} M={s.m} N={s.n} K={s.k}: {len(self.ranked)} ranked, "
                  f"{len(self.rejected)} rejected",
                  f"{'rank':>4}  {'est us':>9}  {'tile':<12} {'mma':<6} {'thr':>4} {'grid':>7} "
-                 f"{'fill':>5} {'pad':>5} {'AIglb':>6} {'AIlds':>6}  {'bound':<14} perf config"]
+                 f"{'fill':>5} {'pad':>5} {'AIglb':>6} {'AIlds':>6} {'ahead':>5}  {'bound':<14} "
+                 f"perf config"]
         for i, c in enumerate(self.ranked[:top] if top else self.ranked):
             b, cfg = c.breakdown, c.config
             tile = f"{cfg.m_per_block}x{cfg.n_per_block}x{cfg.k_per_block}"
             lines.append(
                 f"{i + 1:>4}  {c.score:>9.3f}  {tile:<12} {cfg.mn_per_xdl:<6} "
                 f"{cfg.block_size(self.arch.wave_size):>4} {b['grid']:>7} {b['fill']:>5.0%} "
-                f"{b['pad_area']:>5.0%} {b['ai_global']:>6} {b['ai_lds']:>6}  "
-                f"{b['bound']:<14} {cfg}")
+                f"{b['pad_area']:>5.0%} {b['ai_global']:>6} {b['ai_lds']:>6} "
+                f"{b['pipeline_depth']:>5}  {b['bound']:<14} {cfg}")
         if show_rejected and self.rejected:
             lines.append("rejected:")
             for cfg, reasons in self.rejected:
