@@ -50,9 +50,10 @@ in tuning/measured.py are tested to 15%) and orders its measured tile pairs the 
 way; gfx1201 takes gfx1100's latencies in nanoseconds at its clock;
 gfx942's were chosen over a grid on the fit half of origami's table
 (benchmarks/bench_selection.py: the agreement with origami, fit and held-out halves),
-where agreement is flat (20/36 over load latency 300-2000 x SYNC 100-700; gfx1201 17-19
-over 900-2200 x 240-720), so the values stay where the datasheets put them. The model
-reads no table at run time.
+where agreement is flat (20/36 over load latency 1200-2000 x SYNC 100-700, 13-17 below
+1200; gfx1201 17-19 over 900-2200 x 300-950, the 19s with a worse worst ratio, 2.11
+against 1.69), so the values stay where they were. The model reads no table at run
+time.
 """
 
 from __future__ import annotations
@@ -270,8 +271,8 @@ def _step_terms(t: ConfigTerms, r: int) -> tuple[float, float, float, float]:
 
 
 def _step_clocks(t: ConfigTerms, r: int) -> float:
-    """One k-step of a round of r tiles: the largest of the overlapping limits plus
-    r * SYNC; without loads ahead, the work of the step plus the wait for its loads."""
+    """One k-step of a round of r tiles: the largest of the overlapping limits plus one
+    SYNC; without loads ahead, the work of the step plus the wait for its loads."""
     compute, lds, transfer, wait = _step_terms(t, r)
     sync = t.params.sync_clocks
     if t.depth == 0:
