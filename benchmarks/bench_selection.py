@@ -1,6 +1,7 @@
 """Selection benchmark: does accel choose the tile AMD's origami model rates best?
 
     python benchmarks/bench_selection.py [--table PATH] [--arch gfx942] [--list]
+    python benchmarks/bench_selection.py --misses [--arch gfx942]
     python benchmarks/bench_selection.py --timing [--repeat 5]
 
 Origami's table (shared/data/origami_tiles.csv, see its README) gives a predicted time for
@@ -15,24 +16,40 @@ the GEMMs the cost model's constants were fitted on and those held out of the fi
 is left out of the figures: the README says origami's times there are not credible.
 
 Origami rates a narrow-M tile slower than its narrow-N mirror (gfx942 512^3: 16x64x128
-1.56x 64x16x128), where accel's row-major B makes narrow N the costly one (16 f16
-columns fetch a 128-byte line for 32 bytes); the `mirror` column counts a GEMM as
-agreeing when the chosen tile's mirror is within 5%, to show how much of the gap is that.
-Some of origami's best times need more than the datasheet MMA rate of the CUs the grid
-occupies (gfx942 128x4096x11008 on 128x128x128: 32 workgroups at 2.4x what 32 CUs can
-do), i.e. a split K; `physical` counts agreement over the others only.
+1.56x 64x16x128) because the table was made with origami's A contiguous along M and B
+along K: origami rounds A's M extent and B's K extent to 128-byte lines (rocm-libraries
+shared/origami, compute_memory_latency), so 16 rows of A cost a 64-row line's bytes.
+Accel's row-major A is contiguous along K and its B along N, so there the 16-column B
+tile is the one that fetches a 128-byte line for 32 bytes (`cost_model.fetched_bytes`:
+16x64x128 moves 20 KB a k-tile, 64x16x128 32 KB; origami's reading is the mirror). The
+`mirror` column counts a GEMM as agreeing when the chosen tile's mirror is within 5%,
+to show how much of the gap is that. Some of origami's best times are faster than the
+hardware allows: more than the datasheet MMA rate of the CUs the grid occupies (gfx942
+128x4096x11008 on 128x128x128: 32 workgroups at 2.4x what 32 CUs can do, i.e. a split
+K), or less than moving A, B and C once through DRAM; `physical` counts agreement over
+the others only. `--misses` prints, for each GEMM off by more than 5%, the cost model's
+reading of the chosen tile and of origami's (bound, grid, residency, pipeline depth,
+clocks per k-step), or why origami's tile was no candidate.
 
-Figures (f16/bf16, C in the input type), within 5% of origami's best / worst ratio; the
-before column is this script run against commit 07ff0fb's tuning/ (an export of that
+Figures (f16/bf16, C in the input type), within 5% of origami's best / worst ratio /
+physical (07ff0fb's tuning/ has no DRAM bandwidth to read it by, so its column lacks
+it); each column is this script run against that commit's tuning/ (an export of the
 commit first on PYTHONPATH):
 
-  chip     set       before (07ff0fb)     after
-  gfx942   fit       0/36 ( 0%) 9.14      22/36 (61%) 2.08
-  gfx942   held-out  0/17 ( 0%) 9.71       7/17 (41%) 3.36
-  gfx1100  fit       4/36 (11%) 3.17      16/36 (44%) 2.26
-  gfx1100  held-out  2/17 (12%) 3.04       5/17 (29%) 1.94
-  gfx1201  fit       2/36 ( 6%) 2.43      19/36 (53%) 2.11
-  gfx1201  held-out  2/17 (12%) 1.97       7/17 (41%) 1.94
+  chip     set       07ff0fb          7313fbf (main)           this branch
+  gfx942   fit       0/36 ( 0%) 9.14  22/36 (61%) 2.08 21/33  20/36 (56%) 2.08 19/33
+  gfx942   held-out  0/17 ( 0%) 9.71   7/17 (41%) 3.36  7/14   7/17 (41%) 3.36  7/14
+  gfx1100  fit       4/36 (11%) 3.17  16/36 (44%) 2.26 11/30  24/36 (67%) 1.76 19/30
+  gfx1100  held-out  2/17 (12%) 3.04   5/17 (29%) 1.94  5/16   7/17 (41%) 1.72  7/16
+  gfx1201  fit       2/36 ( 6%) 2.43  19/36 (53%) 2.11 16/33  17/36 (47%) 1.69 14/33
+  gfx1201  held-out  2/17 (12%) 1.97   7/17 (41%) 1.94  6/15   5/17 (29%) 1.94  4/15
+
+Against 7313fbf: gfx942 loses 4096^3 (f16, bf16) and 4095^2x1024 to 128x256x64 (1.11x
+origami's 256x256x64), because accel's 256x256 tile on gfx942 loads nothing ahead
+(passes/plan_kernel.py: its 128x128 wave tile's accumulators fill half the registers)
+and now pays its load latency every k-step; gfx1201 loses four DRAM-bound 64-128 x
+11008-12288 x 4096 GEMMs, where the model ties 256- and 128-wide tiles at the DRAM
+floor and the 256-wide one must win by WIDE_MARGIN (tuning/selection.py).
 
 On RDNA the two models count different units: origami a CU, accel (and its code
 objects, which run in WGP mode) a WGP, which seed 000's W7900 timings support (see
@@ -50,6 +67,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.gemm import GemmShape
 from accel.target.database import get_arch
 from accel.tuning.cost_model import params_for
@@ -107,7 +125,8 @@ def agreement(table, arch_filter=None, listing=False):
           "rates narrow-M tiles slower than their narrow-N mirrors; accel's row-major B makes "
           "narrow N the one that wastes cache lines)")
     print("physical: within 5% over the GEMMs whose origami best runs its active CUs at most "
-          "at their datasheet MMA rate (the others need split-K, which accel has not)")
+          "at their datasheet MMA rate (the others need split-K, which accel has not) and "
+          "takes at least the time to move A, B and C once through DRAM")
     print(f"{'arch':<8} {'set':<9} {'GEMMs':>5} {'within 5%':>10} {'worst':>6} {'mirror':>6} "
           f"{'physical':>10}  worst GEMM")
     for (arch_name, part), rs in sorted(rows.items()):
@@ -130,17 +149,66 @@ def agreement(table, arch_filter=None, listing=False):
                       f"(mirror {mirrored:.3f}){' beyond peak' if beyond else ''}")
 
 
+def misses(table, arch_filter=None) -> None:
+    """Each GEMM (M >= 32) whose chosen tile origami rates more than 5% slower than its
+    best, worst first, with the cost model's reading of both tiles (the best-scored
+    config of origami's tile): estimate, the term that bounds it, grid, tiles resident
+    per unit, pipeline depth and the clocks of one k-step, or why it was not a
+    candidate. Where the model rates origami's tile slower, the terms that differ say
+    which part of the model disagrees."""
+    gemms = sorted(table)
+    out = []
+    for gemm in gemms:
+        arch_name, in_type, g, m, n, k = gemm
+        if m < 32 or (arch_filter and arch_name != arch_filter):
+            continue
+        tiles = table[gemm]
+        best_tile = min(tiles, key=lambda t: (tiles[t], t))
+        tile, sel = chosen_tile(arch_name, gemm)
+        ratio = tiles.get(tile, float("inf")) / tiles[best_tile]
+        if ratio <= 1.05:
+            continue
+        mi = (lambda c: c.mn_per_xdl) if arch_name == "gfx942" else (lambda c: 16)
+        theirs = [c for c in sel.ranked if (c.config.m_per_block, c.config.n_per_block,
+                                            c.config.k_per_block, mi(c.config)) == best_tile]
+        lines = [f"{arch_name:<8} {in_type:<4} {g}x{m}x{n}x{k}: origami rates accel's "
+                 f"{_t(tile)} {ratio:.2f}x its best {_t(best_tile)}",
+                 "    accel's  " + _reading(sel.ranked[0])]
+        if theirs:
+            lines.append("    origami's " + _reading(theirs[0]))
+        else:
+            why = [r for c, r in sel.rejected
+                   if (c.m_per_block, c.n_per_block, c.k_per_block, mi(c)) == best_tile]
+            lines.append(f"    origami's {_t(best_tile)}: not a candidate"
+                         + (f" ({why[0][0]})" if why else " (not in the ladder)"))
+        out.append((ratio, lines))
+    for _, lines in sorted(out, key=lambda r: -r[0]):
+        print("\n".join(lines))
+
+
+def _reading(c) -> str:
+    b = c.breakdown
+    steps = " ".join(f"{k} {v}" for k, v in b["step_clocks"].items())
+    return (f"{c.config.m_per_block}x{c.config.n_per_block}x{c.config.k_per_block}: "
+            f"{c.score:.2f} us, {b['bound']}, grid {b['grid']}, resident {b['resident']}, "
+            f"depth {b['pipeline_depth']}; k-step clocks: {steps}")
+
+
 def beyond_peak(gemm: tuple, tile: tuple, tiles: dict) -> bool:
-    """Does origami's time for `tile` need more than the datasheet MMA rate of the CUs
-    its grid occupies (min(workgroups, CUs))? Only a kernel that splits K can do that."""
-    arch_name, _, g, m, n, k = gemm
+    """Is origami's time for `tile` faster than the hardware allows: more than the
+    datasheet MMA rate of the CUs its grid occupies (min(workgroups, CUs)), which only a
+    kernel that splits K could reach, or less than reading A and B and writing C once
+    at the DRAM bandwidth?"""
+    arch_name, in_type, g, m, n, k = gemm
     arch = get_arch(arch_name)
     p = params_for(arch)
     tm, tn, tk, _ = tile
     grid = g * -(-m // tm) * -(-n // tn)
     flops = 2 * grid * tm * tn * -(-k // tk) * tk
-    peak = min(grid, arch.cu_count) * p.mma_flops_per_clock[gemm[1]] * p.clock_ghz * 1e3
-    return flops / tiles[tile] > peak
+    peak = min(grid, arch.cu_count) * p.mma_flops_per_clock[in_type] * p.clock_ghz * 1e3
+    eb = ELEMENT_BYTES[in_type]
+    dram_us = g * (m * k + k * n + m * n) * eb / p.dram_bytes_per_clock / (p.clock_ghz * 1e3)
+    return flops / tiles[tile] > peak or tiles[tile] < dram_us
 
 
 def _t(tile) -> str:
@@ -185,11 +253,15 @@ def main() -> None:
     ap.add_argument("--table", type=Path, default=TABLE)
     ap.add_argument("--arch", help="only this chip")
     ap.add_argument("--list", action="store_true", help="one line per GEMM")
+    ap.add_argument("--misses", action="store_true",
+                    help="explain each GEMM off by more than 5%% with the model's terms")
     ap.add_argument("--timing", action="store_true", help="selection time per shape instead")
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     if args.timing:
         timing(args.repeat)
+    elif args.misses:
+        misses(load_table(args.table), args.arch)
     else:
         agreement(load_table(args.table), args.arch, args.list)
 

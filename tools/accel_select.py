@@ -6,7 +6,8 @@
 
 Prints the ranked candidates with their estimated time and the terms behind it,
 then every rejected candidate with the rules it broke. `--check` instead validates
-one perf config and prints the rules it breaks (exit 1 if any).
+one perf config and prints the rules it breaks (exit 1 if any), or, when it breaks
+none, where it ranks among the candidates and its estimate.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def _main(argv: Sequence[str] | None) -> int:
         for e in errors:
             print(e)
         if not errors:
-            print(f"{args.check}: valid")
+            print(f"{args.check}: valid; {_standing(arch, args, out_type, shape, config)}")
         return 1 if errors else 0
     sel = select(arch, args.in_type, out_type, shape, b_type=args.b_type)
     if args.json:
@@ -75,6 +76,21 @@ def _main(argv: Sequence[str] | None) -> int:
     else:
         print(sel.explain(top=args.top or None, show_rejected=not args.no_rejected))
     return 0
+
+
+def _standing(arch, args, out_type: str, shape: GemmShape, config: PerfConfig) -> str:
+    """Where a valid config ranks among the selector's candidates, and its estimate."""
+    sel = select(arch, args.in_type, out_type, shape, b_type=args.b_type)
+    text = str(config)
+    for i, c in enumerate(sel.ranked):
+        if str(c.config) == text:
+            b = c.breakdown
+            return (f"ranked {i + 1} of {len(sel.ranked)}: {c.score:.3f} us, bound by "
+                    f"{b['bound']}, loads {'ahead' if b['pipeline_depth'] else 'not ahead'} "
+                    f"(the choice, {sel.best}: {sel.ranked[0].score:.3f} us)")
+    why = [r for c, r in sel.rejected if str(c) == text]
+    return ("not ranked: " + "; ".join(why[0])) if why else \
+        "not among the selector's candidates (outside its ladder)"
 
 
 if __name__ == "__main__":

@@ -18,10 +18,12 @@ How many dispatch units a grid fills is the cost model's business (wave quantiza
 resident tiles): a tile that leaves units idle can still be the fastest (gfx942
 512^3: 16x64x128, 256 workgroups on 304 CUs, each bound by its k-tiles' load latency,
 4.45 us; 16x32x128 gives every CU work but two tiles to some, 6.0 us).
-The rest are ranked by estimated time (cost_model) in steps of TIE (estimates closer
-than that are a tie: the model is not that precise), ties broken by fewer global bytes
-fetched in all, less LDS, fewer registers, the wider MFMA, fewer waves, kpack closest to a
-16-byte LDS read, then the config text: deterministic.
+The rest are ranked by estimated time (cost_model; a tile 256 wide pays WIDE_MARGIN
+for its compile time), candidates within TIE of the best left being a tie (the model is
+not that precise); ties go to the one whose busiest unit finishes first (within TIE:
+where the chip-wide traffic bounds both, the other has no slack), then to fewer global
+bytes fetched in all, less LDS, fewer registers, the wider MFMA, fewer waves, kpack
+closest to a 16-byte LDS read, then the config text: deterministic.
 """
 
 from __future__ import annotations
@@ -53,11 +55,38 @@ PAD_LIMIT = 1.25
 # gfx942) scores 16x16x128 and 16x64x128 31.36 and 31.38 us, and the 16-wide tile
 # fetches 4x the bytes.
 TIE = 0.005
+# A tile 256 wide in M or N compiles slower than a 128-wide one: measured (best of 4-5
+# in one process, load average 7-9, so only the ratios mean much) 256x256 2-3x
+# 128x256 or 128x128 (gfx942 4096^3: 848 against 441 and 671 ms; gfx1201: 585 against
+# 220 and 307 ms), and on gfx1100 128x256 1.3-1.9x 128x128 (2048^3: 549-905 against
+# 292-491 ms); the lead measured ~440 against ~90 ms for a typical kernel. It is chosen
+# only when its estimate beats every narrower tile's by more than WIDE_MARGIN, i.e. it
+# ranks by its estimate times 1 + WIDE_MARGIN.
+WIDE = 256
+WIDE_MARGIN = 0.05
 
 
-def tie_bucket(us: float) -> int:
-    """Estimates in one bucket rank as equal (see TIE)."""
-    return math.floor(math.log(us) / math.log(1 + TIE))
+def ranking_score(config: PerfConfig, us: float) -> float:
+    """What the selector ranks by: the estimate, times 1 + WIDE_MARGIN for a tile 256
+    wide (its compile time)."""
+    return us * (1 + WIDE_MARGIN) if max(config.m_per_block, config.n_per_block) >= WIDE \
+        else us
+
+
+def tie_groups(items: list[tuple], at: int) -> list[list[tuple]]:
+    """`items` in groups of ties, best first, by their value at index `at`: each group
+    holds what is within TIE of the least value left (so two estimates 0.1% apart
+    never fall on either side of a fixed step), in ascending order (equal values in
+    their order in `items`)."""
+    groups: list[list[tuple]] = []
+    bound = 0.0
+    for item in sorted(items, key=lambda i: i[at]):
+        if groups and item[at] <= bound:
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+            bound = item[at] * (1 + TIE)
+    return groups
 
 
 @dataclass(frozen=True)
@@ -112,15 +141,16 @@ class Selection:
                  f"G={s.g} M={s.m} N={s.n} K={s.k}: {len(self.ranked)} ranked, "
                  f"{len(self.rejected)} rejected",
                  f"{'rank':>4}  {'est us':>9}  {'tile':<12} {'mma':<6} {'thr':>4} {'grid':>7} "
-                 f"{'fill':>5} {'pad':>5} {'AIglb':>6} {'AIlds':>6}  {'bound':<14} perf config"]
+                 f"{'fill':>5} {'pad':>5} {'AIglb':>6} {'AIlds':>6} {'ahead':>5}  {'bound':<14} "
+                 f"perf config"]
         for i, c in enumerate(self.ranked[:top] if top else self.ranked):
             b, cfg = c.breakdown, c.config
             tile = f"{cfg.m_per_block}x{cfg.n_per_block}x{cfg.k_per_block}"
             lines.append(
                 f"{i + 1:>4}  {c.score:>9.3f}  {tile:<12} {cfg.mn_per_xdl:<6} "
                 f"{cfg.block_size(self.arch.wave_size):>4} {b['grid']:>7} {b['fill']:>5.0%} "
-                f"{b['pad_area']:>5.0%} {b['ai_global']:>6} {b['ai_lds']:>6}  "
-                f"{b['bound']:<14} {cfg}")
+                f"{b['pad_area']:>5.0%} {b['ai_global']:>6} {b['ai_lds']:>6} "
+                f"{b['pipeline_depth']:>5}  {b['bound']:<14} {cfg}")
         if show_rejected and self.rejected:
             lines.append("rejected:")
             for cfg, reasons in self.rejected:
@@ -274,22 +304,26 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
     eb = ELEMENT_BYTES[in_type]
     # kpack variants of a tile have the same terms (ConfigTerms holds no kpack): score
     # each tile and wave split once, half the ~1000 estimates on gfx942.
-    scores: dict[tuple, float] = {}
+    scores: dict[tuple, tuple[float, float]] = {}
 
-    def rank(pl):
+    def keyed(pl) -> tuple:
+        """(ranking score, unit time, tie-break key, candidate)"""
         prep, launch = pl
         c = prep.config
         key = (c.m_per_block, c.n_per_block, c.k_per_block, c.m_per_wave, c.n_per_wave,
                c.mn_per_xdl, prep.lds, prep.regs)
-        us = scores.get(key)
-        if us is None:
-            us = scores[key] = cost_model.estimate_us(prep.terms, out_type, launch)
+        parts = scores.get(key)
+        if parts is None:
+            parts = scores[key] = cost_model.estimate_parts(prep.terms, out_type, launch)
         traffic = prep.terms.global_bytes * launch.grid_size * launch.padded[2]
-        return (tie_bucket(us), traffic // prep.config.k_per_block,
-                prep.lds, prep.regs, -prep.config.mn_per_xdl, prep.terms.num_waves,
-                abs(prep.config.kpack * eb - 16), prep.text)
+        return (ranking_score(c, parts[0]), parts[1],
+                (traffic // c.k_per_block, prep.lds, prep.regs, -c.mn_per_xdl,
+                 prep.terms.num_waves, abs(c.kpack * eb - 16), prep.text), pl)
 
-    scored = sorted(admissible, key=rank)
+    scored = []
+    for group in tie_groups([keyed(pl) for pl in admissible], 0):
+        for units_tied in tie_groups(group, 1):
+            scored.extend(k[3] for k in sorted(units_tied, key=lambda k: k[2]))
     return Selection(arch=arch, in_type=in_type, out_type=out_type, shape=shape,
                      scored=scored, rejected=rejected, b_type=b_type)
 

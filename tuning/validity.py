@@ -33,7 +33,7 @@ from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
-from accel.tuning.cost_model import params_for, pipeline_depth
+from accel.tuning.cost_model import loads_ahead, params_for, pipeline_depth
 
 
 # Registers for addresses, loop counters, lane indices and the epilogue's C offsets:
@@ -126,11 +126,11 @@ def _register_terms(arch: ArchInfo, instr: MmaInstr, config: PerfConfig,
     # passes/plan_kernel.py (loaded_ahead) loads k-tiles ahead (pipeline_depth of them),
     # holding them across the MMAs, except on gfx942 when the accumulators fill half
     # the unified file.
-    held = not (arch.mma_kind == "mfma" and acc >= arch.vgprs_per_lane // 2)
+    held = loads_ahead(arch, config)
     fragment = ceil_div(instr.a_len * eb, 4)
     return _RegisterTerms(
         base=acc + ADDRESS_REGS + transpose,
-        staging=staging * (pipeline_depth(config) if held else 1),
+        staging=staging * max(1, pipeline_depth(arch, config)),
         b_staging=ceil_div(config.n_per_block * config.k_per_block * eb, 4 * block),
         held=held, fragment=fragment, per_step=repeats * fragment,
         steps=config.k_per_block // instr.k)

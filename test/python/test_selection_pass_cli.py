@@ -59,6 +59,15 @@ def test_cli_table_json_and_check(capsys):
     assert accel_select.main(["--arch", "gfx942", "-m", "64", "-n", "64", "-k", "64",
                               "--check", "v4:64,64,4,32,32,4,8,1,1,2,0,0,1,1"]) == 1
     assert capsys.readouterr().out.startswith("mma-tile: mnPerXdl 4")
+    # A valid config is placed among the candidates: 256x256 on gfx942 loads nothing
+    # ahead (its 128x128 wave tile), so it ranks behind the 128x256 choice.
+    assert accel_select.main(["--arch", "gfx942", "-m", "4096", "-n", "4096", "-k", "4096",
+                              "--check", "v4:256,256,16,128,128,32,4,1,1,2,0,0,1,1"]) == 0
+    out = capsys.readouterr().out
+    assert ": valid; ranked " in out and "loads not ahead" in out and "the choice, v4:128,256," in out
+    assert accel_select.main(["--arch", "gfx1100", "-m", "48", "-n", "4096", "-k", "4096",
+                              "--check", "v4:64,64,16,32,32,16,8,1,1,2,0,0,1,1"]) == 0
+    assert "not ranked: padding: pads the 48x4096 output to 64x4096" in capsys.readouterr().out
 
 
 def test_cli_errors_are_one_line(capsys):
