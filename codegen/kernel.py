@@ -11,21 +11,24 @@ dialect/kernel_plan.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from accel.codegen.builder import Emitter
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
+from accel.codegen.k_slices import k_slice, slice_copies
 from accel.codegen.mma import MmaLayout, mma_layout
 from accel.codegen.mma_step import LdsTile, MmaStep
 from accel.codegen.schedule import TileCopies, k_tile_loop
+from accel.codegen.split_k_reduce import ReductionKernel
 from accel.codegen.workgroup_tile import WorkgroupTile
 from accel.dialect.accel_layout import ceil_div
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.kernel_plan import KernelPlan
 from accel.dialect.ops import ACCUMULATOR, GemmOp, GemmShape, memref_info
 from accel.dialect.perf_config import PerfConfig
+from accel.dialect.split_k_plan import SplitKPlan
 from accel.diagnostics import AccelError, located
 from accel.target.database import ArchInfo, get_arch
 from accel.tuning.launch import Launch, geometry
@@ -52,6 +55,10 @@ class GemmKernel:
     c_shape: tuple[int, ...]
     epilogue: str                    # a fixed name or an op list (dialect/epilogue_program.py)
     extras: tuple[Extra, ...]        # the epilogue's operands after C, in argument order
+    # Split-K (codegen/k_slices.py): this kernel writes one K slice's partial product to
+    # C, the workspace, and `reduction` sums them into the gemm's C.
+    split_k: SplitKPlan | None = None
+    reduction: ReductionKernel | None = None
 
     @property
     def symbol(self) -> str:
@@ -132,12 +139,17 @@ class GemmKernel:
             n_tile = em.gpu_id("block_id x", "bx")
             m_tile = em.gpu_id("block_id y", "by")
             batch = em.gpu_id("block_id z", "bz")
+            c_batch, g_out = batch, self.g
+            if self.split_k is not None:
+                batch, first_k_tile = k_slice(em, c_batch, self.split_k)
+                g_out = self.g * self.split_k.slices
             if self.plan.grid_group > 1:
                 gx, gy, _ = self.grid
                 m_tile, n_tile = grouped_tile(em, em.add(em.mul(m_tile, gx), n_tile), gy, gx,
                                               self.plan.grid_group)
         else:
             n_tile, m_tile, batch = tile.n_tile, tile.m_tile, tile.batch
+            c_batch, g_out = batch, self.g
         wave_id = em.div(tid, wave)
         lane = em.rem(tid, wave)
         wave_m = em.div(wave_id, cfg.waves_n)
@@ -159,11 +171,15 @@ class GemmKernel:
                        k_lane=mma.k_base(em, lane, sup))
         copies = TileCopies(tiles=((tile_a, m_tile), (tile_b, n_tile)), tid=tid, batch=batch,
                             g=self.g)
-        accs = k_tile_loop(em, self.buffers, self.plan.sched_barriers, self.k_tiles, copies,
+        k_tiles = self.k_tiles
+        if self.split_k is not None:
+            copies = slice_copies(copies, first_k_tile, self.k_tiles, self.split_k)
+            k_tiles = self.split_k.k_tiles
+        accs = k_tile_loop(em, self.buffers, self.plan.sched_barriers, k_tiles, copies,
                            step, accs, acc_t)
 
         epilogue = Epilogue(mma=mma, c="%C", c_type=self.c_type, c_layout=self.c_layout,
-                            g=self.g, m=self.m, n=self.n,
+                            g=g_out, m=self.m, n=self.n,
                             m_per_block=cfg.m_per_block, n_per_block=cfg.n_per_block,
                             kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
                             acc_elem=self.acc_type, out_elem=self.out_type,
@@ -173,7 +189,7 @@ class GemmKernel:
         row_in_tile = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         col_lane = em.add(em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave)),
                           mma.c_col_base(em, lane))
-        epilogue.emit(em, accs, reps_m, reps_n, batch, m_tile, row_in_tile, col_lane)
+        epilogue.emit(em, accs, reps_m, reps_n, c_batch, m_tile, row_in_tile, col_lane)
 
 
 # ---- from the op ------------------------------------------------------------------------
@@ -221,7 +237,32 @@ def _build(gemm: GemmOp) -> GemmKernel:
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
         extras=extras)
+    split = SplitKPlan.read(gemm.op)
+    if (split is not None) != (config.split_k > 1) or (split and split.slices != config.split_k):
+        raise AccelError(f"kernel plan: split_k does not match splitKFactor {config.split_k}; "
+                         f"rerun accel-plan-kernel")
+    if split is not None:
+        kernel = split_k_kernels(kernel, split)
     if kernel.lds_bytes > arch.lds_bytes:
         raise AccelError(f"kernel plan needs {kernel.lds_bytes} bytes of LDS, more than the "
                          f"{arch.lds_bytes} of {arch.name}")
     return kernel
+
+
+def split_k_kernels(kernel: GemmKernel, split: SplitKPlan) -> GemmKernel:
+    """The partial-product kernel of split-K gemm `kernel` (C: the [G * S, M, N]
+    workspace in the accumulator type, no epilogue), carrying its reduction kernel,
+    which writes the gemm's C (codegen/split_k_reduce.py)."""
+    cfg = kernel.config
+    reduction = ReductionKernel(
+        symbol=f"{kernel.symbol}_reduce", slices=split.slices, g=kernel.g, m=kernel.m,
+        n=kernel.n, acc_type=kernel.acc_type, c_type=kernel.c_type, c_layout=kernel.c_layout,
+        c_shape=kernel.c_shape, out_type=kernel.out_type, accumulate=kernel.accumulate,
+        epilogue=kernel.epilogue, extras=kernel.extras, m_per_block=cfg.m_per_block,
+        n_per_block=cfg.n_per_block, kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
+        width=split.reduce_vector)
+    return replace(kernel, c_type=reduction.workspace_type, c_layout="row",
+                   c_shape=reduction.workspace_shape, out_type=kernel.acc_type,
+                   accumulate=False, epilogue="none", extras=(),
+                   plan=replace(kernel.plan, c_vector=split.partial_vector),
+                   split_k=split, reduction=reduction)

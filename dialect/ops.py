@@ -530,7 +530,7 @@ class GemmOp(TunedOp):
 # prefixed names ("foo.bar") are discardable attributes other tools may attach.
 GEMM_ATTRIBUTES = ("arch", "a_layout", "b_layout", "c_layout", "perf_config", "accumulate",
                    "epilogue", "epilogue_operands", "block_size", "grid_size", "padded_m",
-                   "padded_n", "padded_k") + PLAN_ATTRIBUTES
+                   "padded_n", "padded_k") + PLAN_ATTRIBUTES + ("split_k",)
 PACK_ATTRIBUTES = ("transposed",)
 
 
