@@ -246,11 +246,6 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
             errors.append(f"waves-per-eu: {c.waves_per_eu} waves per SIMD leave {share} "
                           f"registers a lane, the tile needs about {regs}")
 
-    k_tiles = -(-shape.k // c.k_per_block)
-    if c.split_k > k_tiles:
-        errors.append(f"split-k: splitKFactor {c.split_k} is more than the {k_tiles} "
-                      f"k-tiles of K={shape.k}: a K slice would have no k-tile")
-
     lds = lds_bytes(c, in_type)
     if lds > arch.lds_bytes:
         doubled = " (double-buffered)" if c.double_buffered else ""
