@@ -15,7 +15,9 @@ from accel.dialect.accel_layout import AccelTile, pack, unpack
 from accel.dialect.element_types import NUMPY_TYPES
 from accel.dialect.ops import GemmOp, GemmShape, collect_ops
 from accel.dialect.perf_config import PerfConfig
+from accel.migraphx import translate
 from accel.pipelines.kernel import KernelPipeline
+from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host
 from accel.target.database import get_arch
 from accel.tuning import cost_model
@@ -207,3 +209,46 @@ def test_library_compiles_the_split_with_its_workspace():
     assert buf["shape"] == [partial["split_k"], 48, 4096] and buf["dtype"] == "f32"
     assert partial["args"][2]["kind"] == reduction["args"][0]["kind"] == "workspace"
     assert partial["grid"][2] == partial["split_k"]
+
+
+# ---- from MIGraphX (rocMLIR's split-K e2e tests, on ragged shapes) ----------------------
+LINEAR = """
+func.func @dot_splitk_linear(%a: !migraphx.shaped<1x{M}x{K}xf16, {MK}x{K}x1>, %b: !migraphx.shaped<1x{K}x{N}xf16, {KN}x{N}x1>, %x: !migraphx.shaped<1x{M}x{N}xf32, {MN}x{N}x1>, %y: !migraphx.shaped<1x{M}x{N}xf32, {MN}x{N}x1>) -> !migraphx.shaped<1x{M}x{N}xf32, {MN}x{N}x1> attributes {{rock.arch = "{ARCH}"}} {{
+  %0 = migraphx.dot %a, %b {{perf_config = "{CONFIG}"}} : <1x{M}x{K}xf16, {MK}x{K}x1>, <1x{K}x{N}xf16, {KN}x{N}x1> -> <1x{M}x{N}xf32, {MN}x{N}x1>
+  %cst = migraphx.literal(dense<3.000000e+00> : tensor<1xf32>) : <1xf32, 1>
+  %c = migraphx.multibroadcast %cst {{out_dyn_dims = [], out_lens = [1, {M}, {N}]}} : <1xf32, 1> -> <1x{M}x{N}xf32, 0x0x0>
+  %1 = migraphx.add %x, %c : <1x{M}x{N}xf32, {MN}x{N}x1>, <1x{M}x{N}xf32, 0x0x0> -> <1x{M}x{N}xf32, {MN}x{N}x1>
+  %2 = migraphx.mul %0, %1 : <1x{M}x{N}xf32, {MN}x{N}x1>, <1x{M}x{N}xf32, {MN}x{N}x1> -> <1x{M}x{N}xf32, {MN}x{N}x1>
+  %3 = migraphx.add %0, %y : <1x{M}x{N}xf32, {MN}x{N}x1>, <1x{M}x{N}xf32, {MN}x{N}x1> -> <1x{M}x{N}xf32, {MN}x{N}x1>
+  %4 = migraphx.add %2, %3 : <1x{M}x{N}xf32, {MN}x{N}x1>, <1x{M}x{N}xf32, {MN}x{N}x1> -> <1x{M}x{N}xf32, {MN}x{N}x1>
+  return %4 : !migraphx.shaped<1x{M}x{N}xf32, {MN}x{N}x1>
+}}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_migraphx_split_k_chain(arch):
+    """The dot's value read twice, an operand computed by its own add: the whole chain
+    is the reduction's epilogue, applied once to the summed product (x*(p+3) + p + y
+    with p the full product, not per partial)."""
+    m, n, k = 37, 21, 300
+    cfg = tile_config(arch, "f16", "f32", GemmShape(1, m, n, k), 4)
+    text = LINEAR.format(M=m, N=n, K=k, MK=m * k, KN=k * n, MN=m * n, ARCH=arch, CONFIG=cfg)
+    rng = np.random.default_rng(1)
+    a = rng.integers(-3, 4, (1, m, k)).astype(np.float16)
+    b = rng.integers(-3, 4, (1, k, n)).astype(np.float16)
+    x = rng.uniform(-1, 1, (1, m, n)).astype(np.float32)
+    y = rng.uniform(-1, 1, (1, m, n)).astype(np.float32)
+    out = np.full((1, m, n), np.nan, np.float32)
+    with new_context():
+        module = ir.Module.parse(translate(text, "linear.mlir"))
+        run_pipeline(module, f"accel-from-migraphx, accel-affix-perf-config, accel-layout, "
+                             f"accel-lower-pack, accel-plan-kernel, accel-gemm-to-gpu")
+        assert "linalg.generic" not in str(module)
+        assert len(collect_ops(module, "gpu.launch_func")) == 2
+        run_host(module, "dot_splitk_linear", [a, b, x, y, out], arch=arch)
+    p = a.astype(np.float64) @ b.astype(np.float64)   # exact: small integers
+    want = p * (x.astype(np.float64) + 3) + p + y
+    # f32 arithmetic on |values| < 3000: a few ulp of the largest term.
+    assert np.all(np.abs(out - want) <= 4 * 2.0**-23 * (np.abs(p) * 4 + 2)), \
+        np.max(np.abs(out - want))
