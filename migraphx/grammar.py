@@ -9,12 +9,13 @@ Covers what a MIGraphX GEMM kernel module uses (seed 001 and rocMLIR's test file
     %l = migraphx.literal(dense<0.0> : tensor<1xf32>) : <1xf32, 0>
     return %c : !migraphx.shaped<..> } }
 
-An MX-scaled quant_dot gives an operand its block scales, `%a scaled by %sa`, and its type
-likewise (`<..> scaled by !migraphx.shaped<..>`). A type after `:` may be abbreviated to `<...>`. The older form rocMLIR's tests also use,
+An MX-scaled quant_dot gives an operand its block scales, `%a scaled by %sa`, and its
+type likewise (`<..> scaled by !migraphx.shaped<..>`). A type after `:` may be
+abbreviated to `<...>`. The older form rocMLIR's tests also use,
 `%1 = migraphx.dot(%a, %b) : (tensor<..>, tensor<..>) -> tensor<..>` (or the op name
-quoted), reads the same, a `tensor<dims x elem>` standing for the packed row-major type. Attribute values are kept as the text
-the user wrote (MLIR's own parser reads them in the generic form we emit), so the
-grammar only needs their bracket structure.
+quoted), reads the same, a `tensor<dims x elem>` standing for the packed row-major type.
+Attribute values are kept as the text the user wrote (MLIR's own parser reads them in
+the generic form we emit), so the grammar only needs their bracket structure.
 """
 
 GRAMMAR = r"""

@@ -22,7 +22,7 @@ from accel.sim import run_host
 from accel.target.database import get_arch
 from accel.tuning import cost_model
 from accel.tuning.selection import select
-from accel.tuning.split_k import GAIN, SLICES, choose_split_k, split_cost_us
+from accel.tuning.split_k import GAIN, SLICES, choose_split_k, split_candidates, split_cost_us
 
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
 ELEM = {"f16": ir.F16Type.get, "bf16": ir.BF16Type.get, "f32": ir.F32Type.get,
@@ -178,14 +178,14 @@ def test_gemms_that_fill_the_chip_are_not_split(arch, shape):
 @pytest.mark.parametrize("shape", SKINNY + FILLED)
 def test_choice_is_the_cheapest_estimate(arch, shape):
     """Property on unmeasured shapes: the choice is never estimated slower than the
-    unsplit best, a split beats it by more than GAIN and is the cheapest ranked (tile,
-    S), and S never exceeds K's k-tiles."""
+    unsplit best, a split beats it by more than GAIN and is the cheapest (tile size, S),
+    and S never exceeds K's k-tiles."""
     sel = select(get_arch(arch), "f16", "f16", shape)
     chosen = choose_split_k(sel)
     prep, launch = sel.scored[0]
     base = cost_model.estimate_us(prep.terms, "f16", launch)
     costs = {(str(p.config), s): split_cost_us(p.terms, "f16", "f16", shape, lc, s)
-             for p, lc in sel.scored for s in SLICES
+             for p, lc in split_candidates(sel) for s in SLICES
              if s <= -(-shape.k // p.config.k_per_block)}
     if chosen.split_k == 1:
         assert chosen == sel.best
@@ -194,6 +194,19 @@ def test_choice_is_the_cheapest_estimate(arch, shape):
         got = costs[(str(chosen.replace(split_k=1)), chosen.split_k)]
         assert got == min(costs.values()) and got < (1 - GAIN) * base
         assert chosen.split_k <= -(-shape.k // chosen.k_per_block)
+
+
+def test_candidates_are_one_per_tile_size_first_ranked():
+    sel = select(get_arch("gfx942"), "f16", "f16", GemmShape(1, 4096, 4096, 4096))
+    got = split_candidates(sel)
+    sizes = [(p.config.m_per_block, p.config.n_per_block, p.config.k_per_block)
+             for p, _ in got]
+    assert len(sizes) == len(set(sizes)) and got[0] == sel.scored[0]
+    ranked = [p.config for p, _ in sel.scored]
+    for p, _ in got:   # nothing of its size ranks before it
+        first = next(c for c in ranked if (c.m_per_block, c.n_per_block, c.k_per_block) ==
+                     (p.config.m_per_block, p.config.n_per_block, p.config.k_per_block))
+        assert first == p.config
 
 
 def test_library_compiles_the_split_with_its_workspace():
