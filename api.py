@@ -88,8 +88,10 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
 def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
                      out_type: str | None, trans_a: bool, trans_b: bool, a_layout: str,
                      b_layout: str, perf_config, accumulate: bool, epilogue: str = "none",
-                     batched_bias: bool = False, b_type: str | None = None) -> str:
-    """The MLIR text of a function @gemm(A, B, C[, bias]) holding one `accel.gemm`."""
+                     batched_bias: bool = False, b_type: str | None = None,
+                     split_k: bool = True) -> str:
+    """The MLIR text of a function @gemm(A, B, C[, bias]) holding one `accel.gemm`; a
+    perf config chosen for it may split K (tuning/split_k.py) unless `split_k` is false."""
     # Every parameter ends up in MLIR text: check it here, never let it garble the text.
     arch = validate.string("arch", arch)
     info = get_arch(arch)
@@ -137,8 +139,8 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
     if config is None:
         if "accel" in (a_layout, b_layout):
             raise AccelError("the accel layout is tiled by the perf config: give a perf config")
-        config = choose_split_k(select(info, in_type, out_type, GemmShape(g, m, n, k),
-                                       b_type=b_type))
+        selection = select(info, in_type, out_type, GemmShape(g, m, n, k), b_type=b_type)
+        config = choose_split_k(selection) if split_k else selection.best
 
     def shape(name, layout, d, d_per_block):
         if layout == "accel":

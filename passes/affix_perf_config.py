@@ -37,6 +37,8 @@ class AffixPerfConfig(AccelPass):
     cu_count: int = option(0, "CUs of the target part (0 = the arch's default part)")
     perf_config: str = option("", "force this v3:/v4: perf config on every gemm")
     arch: str = option("", "the chip every gemm must target (empty: each gemm's own)")
+    split_k: bool = option(True, "split a chosen config along K where tuning/split_k.py "
+                                 "finds it faster")
 
     def run(self, module: ir.Module) -> None:
         if self.arch and self.arch not in ARCHES:
@@ -81,8 +83,9 @@ class AffixPerfConfig(AccelPass):
                 if layout == "accel":
                     fixed[name] = AccelTile.of_shape(memref_info(value)[0])
             try:
-                config = choose_split_k(select(arch, gemm.in_type, gemm.out_type, shape,
-                                               **fixed, b_type=gemm.b_type))
+                selection = select(arch, gemm.in_type, gemm.out_type, shape, **fixed,
+                                   b_type=gemm.b_type)
+                config = choose_split_k(selection) if self.split_k else selection.best
             except AccelError as e:
                 raise AccelError(e.message, gemm.location) from None
             gemm.set_perf_config(config)

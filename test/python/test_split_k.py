@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from accel.api import compile_gemm
+from accel.batch import compile_batch
 from accel.bindings import func, ir, new_context
 from accel.check import random_operand, reference
 from accel.dialect.accel_layout import AccelTile, pack, unpack
@@ -265,3 +266,18 @@ def test_migraphx_split_k_chain(arch):
     # f32 arithmetic on |values| < 3000: a few ulp of the largest term.
     assert np.all(np.abs(out - want) <= 4 * 2.0**-23 * (np.abs(p) * 4 + 2)), \
         np.max(np.abs(out - want))
+
+
+def test_a_batch_makes_one_kernel_per_gemm():
+    """compile_batch (accel-compile's engine) keeps one kernel per GEMM: its own choice
+    does not split K, and a given splitKFactor > 1 is a diagnostic, never a partial
+    product written as if it were C."""
+    shape = {"arch": "gfx942", "m": 48, "n": 4096, "k": 4096}
+    (kernel,) = compile_batch([shape], assembly=False).kernels
+    assert "split_k" not in kernel.metadata
+    split = str(choose_split_k(select(get_arch("gfx942"), "f16", "f16",
+                                      GemmShape(1, 48, 4096, 4096))))
+    result = compile_batch([{**shape, "perf_config": split}], assembly=False)
+    assert not result.kernels
+    (failure,) = result.failures
+    assert "makes two kernels" in failure.message
