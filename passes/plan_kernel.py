@@ -52,6 +52,8 @@ class PlanKernel(AccelPass):
             plan.write(gemm.op)
             if split is not None:
                 split.write(gemm.op)
+            elif "split_k" in gemm.op.attributes:   # a plan of an earlier perf config
+                del gemm.op.attributes["split_k"]
 
 
 def plan_gemm(gemm: GemmOp) -> KernelPlan:

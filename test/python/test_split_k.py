@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accel.api import compile_gemm
+from accel.api import compile_gemm, compile_grouped_gemm
 from accel.batch import compile_batch
 from accel.bindings import func, ir, new_context
 from accel.check import random_operand, reference
@@ -16,6 +16,7 @@ from accel.dialect.accel_layout import AccelTile, pack, unpack
 from accel.dialect.element_types import NUMPY_TYPES
 from accel.dialect.ops import GemmOp, GemmShape, collect_ops
 from accel.dialect.perf_config import PerfConfig
+from accel.diagnostics import AccelError
 from accel.migraphx import translate
 from accel.pipelines.kernel import KernelPipeline
 from accel.pipelines.textual import run_pipeline
@@ -281,3 +282,10 @@ def test_a_batch_makes_one_kernel_per_gemm():
     assert not result.kernels
     (failure,) = result.failures
     assert "makes two kernels" in failure.message
+
+
+def test_a_grouped_gemm_is_not_split():
+    with pytest.raises(AccelError, match="a grouped GEMM has no split-K"):
+        compile_grouped_gemm("gfx942", groups=2, n=32, k=64, max_seq_len=16, total_rows=32,
+                             perf_config="v4:16,32,4,16,16,16,8,2,1,2,0,0,1,1",
+                             mode="uniform", assembly=False)
