@@ -2,8 +2,8 @@
 
 The partial kernel (codegen/k_slices.py) leaves S partial products per batch in the
 [G * S, M, N] workspace, in the accumulator type (f32; i32 for i8). This kernel sums
-them in slice order 0, 1, ..., S - 1 (a fixed order: the same inputs give the same bits,
-which atomics would not) and hands the sum to the gemm's own epilogue
+them in slice order 0, 1, ..., S - 1, in a loop over the slices (a fixed order: the same
+inputs give the same bits, which atomics would not) and hands the sum to the gemm's own epilogue
 (codegen/epilogue.py): + C_old when the gemm accumulates, the fused op list with its
 extra operands, the conversion to C's type, C's layout (row or accel, padding
 written as zeros) and its edge masks, exactly as the one-kernel gemm writes C.
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from accel.codegen.builder import Emitter
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import vector_type
+from accel.codegen.loops import counted_loop
 from accel.dialect.epilogue_program import Program
 
 # Threads of a reduction workgroup at most: 4 waves of 64 or 8 of 32.
@@ -112,19 +113,34 @@ class ReductionKernel:
         reps_m = self.m_per_block // self.rows_per_round
         vt = vector_type(w, acc)
         add = "arith.addf" if acc == "f32" else "arith.addi"
-        sums = []
+        rows = []
         for r in range(reps_m):
             row = em.add(em.mul(m_tile, self.m_per_block),
                          em.add(row_in_tile, r * self.rows_per_round))
-            ok = em.and_(em.lt(row, self.m) if self.m % self.m_per_block else 1, col_ok)
-            total = None
-            for s in range(self.slices):
-                z = em.select(ok, em.add(em.mul(batch, self.slices), s), self.g * self.slices)
+            rows.append((row, em.and_(em.lt(row, self.m) if self.m % self.m_per_block else 1,
+                                      col_ok)))
+        zero_text = "0.0" if acc == "f32" else "0"
+        zero = em.assign(f"arith.constant {zero_text if w == 1 else f'dense<{zero_text}>'} "
+                         f": {vt}")
+
+        first = em.mul(batch, self.slices)   # the batch's slice 0 in the workspace
+
+        def slice_sum(s, totals):
+            # One slice's partials added to the running sums: the loop's order is the
+            # sum's, so the same inputs give the same bits.
+            out = []
+            for (row, ok), total in zip(rows, totals):
+                z = em.select(ok, em.add(first, s), self.g * self.slices)
                 part = em.assign(f"amdgpu.raw_buffer_load %W[{em.v(z)}, {em.v(row)}, "
                                  f"{em.v(col)}] : {self.workspace_type}, i32, i32, i32 -> {vt}",
                                  "w")
-                total = part if total is None else em.assign(f"{add} {total}, {part} : {vt}")
-            sums.append(total)
+                out.append(em.assign(f"{add} {total}, {part} : {vt}"))
+            return out
+
+        # A loop over the slices, kept rolled (NO_UNROLL): the kernel's size, and so its
+        # compile time, does not grow with S.
+        sums = counted_loop(em, self.slices, [(zero, vt)] * reps_m, slice_sum, "s",
+                            unroll=False)
         epilogue = Epilogue(mma=RowRuns(self.rows_per_round, self.n_per_block, w), c="%C",
                             c_type=self.c_type, c_layout=self.c_layout, g=self.g, m=self.m,
                             n=self.n, m_per_block=self.m_per_block,

@@ -26,16 +26,18 @@
 // CHECK-NOT: arith.maximumf
 // CHECK: gpu.return
 
-// The reduction: three workspace loads per run (slices 0, 1, 2 of the batch: batch
-// index z * 3 + s, sent to 6 past M), summed in that order, then bias, relu and the
-// conversion to f16, once.
+// The reduction: a rolled loop over slices 0, 1, 2 of the batch (batch index z * 3 + s,
+// sent to 6 past M), summed in that order, then bias, relu and the conversion to f16,
+// once.
 // CHECK: gpu.func @[[R]](%arg0: memref<6x37x64xf32>, %arg1: memref<2x37x64xf16>, %arg2: memref<64xf16>) kernel
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 2, 2, 2>
-// CHECK: amdgpu.raw_buffer_load %arg0
-// CHECK: amdgpu.raw_buffer_load %arg0
-// CHECK: arith.addf
-// CHECK: amdgpu.raw_buffer_load %arg0
-// CHECK: arith.addf
+// CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c3_i32
+// CHECK: scf.for %[[S:.*]] = %c0_i32 to %c3_i32 step %c1_i32 iter_args(%[[T:.*]] = %cst) -> (vector<4xf32>)
+// CHECK-NEXT: %[[Z:.*]] = arith.addi %[[FIRST]], %[[S]]
+// CHECK-NEXT: %[[ZOK:.*]] = arith.select %{{.*}}, %[[Z]], %c6_i32
+// CHECK-NEXT: %[[P:.*]] = amdgpu.raw_buffer_load %arg0[%[[ZOK]],
+// CHECK-NEXT: arith.addf %[[T]], %[[P]] : vector<4xf32>
+// CHECK: } {loop_annotation
 // CHECK: amdgpu.raw_buffer_load %arg2
 // CHECK: arith.maximumf
 // CHECK: arith.truncf {{.*}} : vector<4xf32> to vector<4xf16>
