@@ -20,7 +20,8 @@ that read only fused values and outside operands form a region (`region_after`) 
 program order; a fused prefix must end where no value but its last is used outside it.
 An operand may itself be computed by elementwise ops used only there
 (`operand_trees`, e.g. `div %dot, (add %arg, %cst)`): they become steps on the extra
-operands they read. What does not fuse stays a separate op after the gemm.
+operands they read. What does not fuse is left after the gemm with the reason `Fuser`
+recorded (`refusal`), which the front end reports (accel.migraphx.lowering).
 """
 
 from __future__ import annotations
