@@ -69,6 +69,11 @@ def split_cost_us(terms: cost_model.ConfigTerms, in_type: str, out_type: str, sh
 def choose_split_k(selection) -> PerfConfig:
     """The selection's best config, or the ranked tile and splitKFactor that
     split_cost_us says is faster by more than GAIN."""
+    return split_choice(selection)[0]
+
+
+def split_choice(selection) -> tuple[PerfConfig, float, float]:
+    """(choose_split_k's config, its estimate, the unsplit best's estimate) in us."""
     shape, in_type, out_type = selection.shape, selection.in_type, selection.out_type
     best_prep, best_launch = selection.scored[0]
     base = cost_model.estimate_us(best_prep.terms, out_type, best_launch)
@@ -83,8 +88,8 @@ def choose_split_k(selection) -> PerfConfig:
             if us < choice_us:
                 choice, choice_us = prep.config.replace(split_k=s), us
     if choice.split_k > 1 and choice_us < base * (1 - GAIN):
-        return choice
-    return best_prep.config
+        return choice, choice_us, base
+    return best_prep.config, base, base
 
 
 

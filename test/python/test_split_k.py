@@ -22,6 +22,7 @@ from accel.pipelines.kernel import KernelPipeline
 from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host
 from accel.target.database import get_arch
+from accel.tools import accel_select
 from accel.tuning import cost_model
 from accel.tuning.selection import select
 from accel.tuning.split_k import GAIN, SLICES, choose_split_k, split_candidates, split_cost_us
@@ -289,3 +290,12 @@ def test_a_grouped_gemm_is_not_split():
         compile_grouped_gemm("gfx942", groups=2, n=32, k=64, max_seq_len=16, total_rows=32,
                              perf_config="v4:16,32,4,16,16,16,8,2,1,2,0,0,1,1",
                              mode="uniform", assembly=False)
+
+
+def test_accel_select_reports_the_split(capsys):
+    assert accel_select.main(["--arch", "gfx942", "-m", "48", "-n", "4096", "-k", "4096",
+                              "--top", "1", "--no-rejected"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    want = choose_split_k(select(get_arch("gfx942"), "f16", "f32",
+                                 GemmShape(1, 48, 4096, 4096)))
+    assert last.startswith(f"split-K: {want} ({want.split_k} slices")
