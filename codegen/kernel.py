@@ -11,13 +11,13 @@ dialect/kernel_plan.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from accel.codegen.builder import Emitter
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
-from accel.codegen.k_slices import k_slice, slice_copies
+from accel.codegen.k_slices import k_slice, slice_copies, split_k_kernels
 from accel.codegen.mma import MmaLayout, mma_layout
 from accel.codegen.mma_step import LdsTile, MmaStep
 from accel.codegen.schedule import TileCopies, k_tile_loop
@@ -237,32 +237,9 @@ def _build(gemm: GemmOp) -> GemmKernel:
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
         extras=extras)
-    split = SplitKPlan.read(gemm.op)
-    if (split is not None) != (config.split_k > 1) or (split and split.slices != config.split_k):
-        raise AccelError(f"kernel plan: split_k does not match splitKFactor {config.split_k}; "
-                         f"rerun accel-plan-kernel")
-    if split is not None:
-        kernel = split_k_kernels(kernel, split)
+    kernel = split_k_kernels(kernel, SplitKPlan.read(gemm.op))
     if kernel.lds_bytes > arch.lds_bytes:
         raise AccelError(f"kernel plan needs {kernel.lds_bytes} bytes of LDS, more than the "
                          f"{arch.lds_bytes} of {arch.name}")
     return kernel
 
-
-def split_k_kernels(kernel: GemmKernel, split: SplitKPlan) -> GemmKernel:
-    """The partial-product kernel of split-K gemm `kernel` (C: the [G * S, M, N]
-    workspace in the accumulator type, no epilogue), carrying its reduction kernel,
-    which writes the gemm's C (codegen/split_k_reduce.py)."""
-    cfg = kernel.config
-    reduction = ReductionKernel(
-        symbol=f"{kernel.symbol}_reduce", slices=split.slices, g=kernel.g, m=kernel.m,
-        n=kernel.n, acc_type=kernel.acc_type, c_type=kernel.c_type, c_layout=kernel.c_layout,
-        c_shape=kernel.c_shape, out_type=kernel.out_type, accumulate=kernel.accumulate,
-        epilogue=kernel.epilogue, extras=kernel.extras, m_per_block=cfg.m_per_block,
-        n_per_block=cfg.n_per_block, kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
-        width=split.reduce_vector)
-    return replace(kernel, c_type=reduction.workspace_type, c_layout="row",
-                   c_shape=reduction.workspace_shape, out_type=kernel.acc_type,
-                   accumulate=False, epilogue="none", extras=(),
-                   plan=replace(kernel.plan, c_vector=split.partial_vector),
-                   split_k=split, reduction=reduction)
