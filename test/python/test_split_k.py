@@ -54,7 +54,7 @@ def run(arch, in_t, out_t, g, m, n, k, slices, *, a_layout="row", b_layout="row"
     types = [(shapes["A"], in_t), (shapes["B"], in_t), (shapes["C"], out_t)]
     if bias:
         types.append(((n,), out_t))
-    with new_context() as ctx, ir.Location.unknown():
+    with new_context(), ir.Location.unknown():
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
             f = func.FuncOp("gemm", ([ir.MemRefType.get(list(s), ELEM[t]()) for s, t in types],
@@ -258,8 +258,8 @@ def test_migraphx_split_k_chain(arch):
     out = np.full((1, m, n), np.nan, np.float32)
     with new_context():
         module = ir.Module.parse(translate(text, "linear.mlir"))
-        run_pipeline(module, f"accel-from-migraphx, accel-affix-perf-config, accel-layout, "
-                             f"accel-lower-pack, accel-plan-kernel, accel-gemm-to-gpu")
+        run_pipeline(module, "accel-from-migraphx, accel-affix-perf-config, accel-layout, "
+                             "accel-lower-pack, accel-plan-kernel, accel-gemm-to-gpu")
         assert "linalg.generic" not in str(module)
         assert len(collect_ops(module, "gpu.launch_func")) == 2
         run_host(module, "dot_splitk_linear", [a, b, x, y, out], arch=arch)
