@@ -26,6 +26,7 @@ from accel import validate
 from accel.bindings import ir, new_context
 from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
+from accel.codegen.split_k_reduce import ReductionKernel
 from accel.codegen.tile_list import TileListKernel
 from accel.compiled import CompiledKernel, CompileResult
 from accel.dialect.accel_tile import AccelTile
@@ -45,6 +46,7 @@ from accel.pipelines.textual import run_steps
 from accel.target.database import get_arch
 from accel.tuning.grouped_dispatch import dispatch, load_table
 from accel.tuning.selection import select
+from accel.tuning.split_k import choose_split_k
 from accel.tuning.validity import MAX_OPERAND_BYTES
 
 
@@ -87,8 +89,10 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
 def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
                      out_type: str | None, trans_a: bool, trans_b: bool, a_layout: str,
                      b_layout: str, perf_config, accumulate: bool, epilogue: str = "none",
-                     batched_bias: bool = False, b_type: str | None = None) -> str:
-    """The MLIR text of a function @gemm(A, B, C[, bias]) holding one `accel.gemm`."""
+                     batched_bias: bool = False, b_type: str | None = None,
+                     split_k: bool = True) -> str:
+    """The MLIR text of a function @gemm(A, B, C[, bias]) holding one `accel.gemm`; a
+    perf config chosen for it may split K (tuning/split_k.py) unless `split_k` is false."""
     # Every parameter ends up in MLIR text: check it here, never let it garble the text.
     arch = validate.string("arch", arch)
     info = get_arch(arch)
@@ -136,7 +140,8 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
     if config is None:
         if "accel" in (a_layout, b_layout):
             raise AccelError("the accel layout is tiled by the perf config: give a perf config")
-        config = select(info, in_type, out_type, GemmShape(g, m, n, k), b_type=b_type).best
+        selection = select(info, in_type, out_type, GemmShape(g, m, n, k), b_type=b_type)
+        config = choose_split_k(selection) if split_k else selection.best
 
     def shape(name, layout, d, d_per_block):
         if layout == "accel":
@@ -253,6 +258,8 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
     run_steps(module, pipeline.kernel_steps())
     objects, assembly = serialize(module, want_assembly, pipeline)
     facts = {k.symbol: (k, gemm_metadata) for k in lowered.gemms}
+    facts.update({k.reduction.symbol: (k.reduction, reduction_metadata)
+                  for k in lowered.gemms if k.reduction is not None})
     facts.update({k.symbol: (k, pack_metadata) for k in lowered.packs})
     facts.update(grouped_facts(lowered.grouped))
     out = []
@@ -261,6 +268,11 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
         elf = objects[symbol]
         out.append(CompiledKernel(symbol, elf, assembly.get(symbol, ""), describe(kernel, elf)))
     workspace = grouped_workspace(lowered.grouped) if lowered.grouped else None
+    partials = split_k_buffers(lowered.gemms)
+    if partials:
+        workspace = workspace or {"bytes": 0, "buffers": []}
+        workspace = {"bytes": workspace["bytes"] + sum(b["bytes"] for b in partials),
+                     "buffers": workspace["buffers"] + partials}
     return CompileResult(pipeline.arch, tuple(out), workspace)
 
 
@@ -286,7 +298,12 @@ def gemm_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
     args = []
     for op, layout in ((kernel.a, kernel.a.layout), (kernel.b, kernel.b.layout)):
         args.append(_arg(op.name, op.elem, op.shape, layout))
-    args.append(_arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout))
+    c_arg = _arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout)
+    if kernel.split_k is not None:
+        # A split-K gemm's partial products: the reduction kernel's input, not C.
+        c_arg = {**_arg("partials", kernel.out_type, kernel.c_shape, "row"),
+                 "kind": "workspace"}
+    args.append(c_arg)
     for x in kernel.extras:
         # The fused epilogue's operands, after C in argument order: the bias ([N] broadcast
         # over batches and rows, or [G, N]) or an op list's eN; `broadcast` names the
@@ -305,8 +322,40 @@ def gemm_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
         "shape": {"g": kernel.g, "m": kernel.m, "n": kernel.n, "k": kernel.k},
         "accumulate": kernel.accumulate,
         "epilogue": kernel.epilogue,
+        **({"split_k": kernel.split_k.slices} if kernel.split_k is not None else {}),
         "args": args,
     }
+
+
+def reduction_metadata(kernel: ReductionKernel, code_object: bytes) -> dict:
+    """A split-K gemm's second kernel: the partial products summed, the epilogue
+    applied, C written (codegen/split_k_reduce.py)."""
+    args = [{**_arg("partials", kernel.acc_type, kernel.workspace_shape, "row"),
+             "kind": "workspace"},
+            _arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout)]
+    args += [{**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind}
+             for x in kernel.extras]
+    return {
+        "symbol": kernel.symbol,
+        "code_object": f"{kernel.symbol}.hsaco",
+        "op": "split_k_reduce",
+        "grid": list(kernel.grid),
+        "block": [kernel.block_size, 1, 1],
+        "lds_bytes": 0,
+        "vgprs": note_count(code_object, ".vgpr_count"),
+        "split_k": kernel.slices,
+        "accumulate": kernel.accumulate,
+        "epilogue": kernel.epilogue,
+        "args": args,
+    }
+
+
+def split_k_buffers(kernels) -> list[dict]:
+    """The workspace of each split-K gemm: its partial products, written whole by the
+    partial kernel and read by the reduction (no initial value)."""
+    return [{**_arg("partials", k.out_type, k.c_shape, "row"), "kind": "workspace",
+             "kernels": [k.symbol, k.reduction.symbol]}
+            for k in kernels if k.reduction is not None]
 
 
 def pack_metadata(kernel: PackKernel, code_object: bytes) -> dict:

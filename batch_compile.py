@@ -6,7 +6,9 @@ it, and a worker process imports it once (the forkserver preloads it).
 
 A unit's kernel is what `accel.compile_module` makes of the unit's function, byte for
 byte (test_batch.py checks): the same verification, perf-config choice, accel-gemm-to-gpu
-and lowering, in a context of the shared pool (api.shared_context). Only a renamed unit
+and lowering, in a context of the shared pool (api.shared_context), except that a unit
+is one kernel: a perf config chosen here does not split K (tuning/split_k.py), and one
+given with splitKFactor > 1 is refused (its gemm makes two kernels and a workspace). Only a renamed unit
 (`variant` > 0) lowers its kernel's text under the new symbol.
 """
 
@@ -52,14 +54,19 @@ def _compile(unit: Unit, assembly: bool) -> CompiledKernel:
                                 a_layout=s["a_layout"], b_layout=s["b_layout"],
                                 perf_config=s["perf_config"], accumulate=s["accumulate"],
                                 epilogue=s["epilogue"], batched_bias=s["batched_bias"],
-                                b_type=s["b_type"])
+                                b_type=s["b_type"], split_k=False)
     else:
         text = unit.text
     with shared_context():
         module = ir.Module.parse(text)
         _, arch = compiled_gemms(module, unit.arch)
-        pipeline = KernelPipeline(arch=arch)
+        pipeline = KernelPipeline(arch=arch, split_k=False)
         (kernel,) = pipeline.to_kernel_ir(module).gemms
+        if kernel.reduction is not None:
+            raise AccelError(f"splitKFactor {kernel.split_k.slices} makes two kernels (the "
+                             f"partial products and their reduction) and a workspace, which "
+                             f"a batch does not compile: use accel.compile_module or "
+                             f"accel-kernel-pipeline, or splitKFactor 1")
         if unit.variant:
             plan = replace(kernel.plan, symbol=f"{kernel.symbol}_v{unit.variant}")
             kernel = replace(kernel, plan=plan)
@@ -107,7 +114,7 @@ def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
                 # runs first, so each unit is the gemm the pipeline would lower. Gemms of
                 # function arguments only are prepared unit by unit, so that one gemm's
                 # error does not stop the others.
-                run_steps(module, KernelPipeline(arch=arch).front_steps())
+                run_steps(module, KernelPipeline(arch=arch, split_k=False).front_steps())
                 gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
             packs = [op for name in (PackOp.OP_NAME, UnpackOp.OP_NAME)
                      for op in collect_ops(module, name)]

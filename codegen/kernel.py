@@ -17,9 +17,11 @@ from accel.codegen.builder import Emitter
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
+from accel.codegen.k_slices import k_slice, slice_copies, split_k_kernels
 from accel.codegen.mma import MmaLayout, mma_layout
 from accel.codegen.mma_step import LdsTile, MmaStep
 from accel.codegen.schedule import TileCopies, k_tile_loop
+from accel.codegen.split_k_reduce import ReductionKernel
 from accel.codegen.workgroup_tile import WorkgroupTile
 from accel.dialect.accel_tile import ceil_div
 from accel.dialect.epilogue_program import LEGACY, Program
@@ -28,6 +30,7 @@ from accel.dialect.gemm import GemmOp, GemmShape
 from accel.dialect.gemm_types import ACCUMULATOR
 from accel.dialect.ir_helpers import memref_info
 from accel.dialect.perf_config import PerfConfig
+from accel.dialect.split_k_plan import SplitKPlan
 from accel.diagnostics import AccelError, located
 from accel.target.database import ArchInfo, get_arch
 from accel.tuning.launch import Launch, geometry
@@ -54,6 +57,10 @@ class GemmKernel:
     c_shape: tuple[int, ...]
     epilogue: str                    # a fixed name or an op list (dialect/epilogue_program.py)
     extras: tuple[Extra, ...]        # the epilogue's operands after C, in argument order
+    # Split-K (codegen/k_slices.py): this kernel writes one K slice's partial product to
+    # C, the workspace, and `reduction` sums them into the gemm's C.
+    split_k: SplitKPlan | None = None
+    reduction: ReductionKernel | None = None
 
     @property
     def symbol(self) -> str:
@@ -134,12 +141,17 @@ class GemmKernel:
             n_tile = em.gpu_id("block_id x", "bx")
             m_tile = em.gpu_id("block_id y", "by")
             batch = em.gpu_id("block_id z", "bz")
+            c_batch, g_out = batch, self.g
+            if self.split_k is not None:
+                batch, first_k_tile = k_slice(em, c_batch, self.split_k)
+                g_out = self.g * self.split_k.slices
             if self.plan.grid_group > 1:
                 gx, gy, _ = self.grid
                 m_tile, n_tile = grouped_tile(em, em.add(em.mul(m_tile, gx), n_tile), gy, gx,
                                               self.plan.grid_group)
         else:
             n_tile, m_tile, batch = tile.n_tile, tile.m_tile, tile.batch
+            c_batch, g_out = batch, self.g
         wave_id = em.div(tid, wave)
         lane = em.rem(tid, wave)
         wave_m = em.div(wave_id, cfg.waves_n)
@@ -161,11 +173,15 @@ class GemmKernel:
                        k_lane=mma.k_base(em, lane, sup))
         copies = TileCopies(tiles=((tile_a, m_tile), (tile_b, n_tile)), tid=tid, batch=batch,
                             g=self.g)
-        accs = k_tile_loop(em, self.buffers, self.plan.sched_barriers, self.k_tiles, copies,
+        k_tiles = self.k_tiles
+        if self.split_k is not None:
+            copies = slice_copies(copies, first_k_tile, self.k_tiles, self.split_k)
+            k_tiles = self.split_k.k_tiles
+        accs = k_tile_loop(em, self.buffers, self.plan.sched_barriers, k_tiles, copies,
                            step, accs, acc_t)
 
         epilogue = Epilogue(mma=mma, c="%C", c_type=self.c_type, c_layout=self.c_layout,
-                            g=self.g, m=self.m, n=self.n,
+                            g=g_out, m=self.m, n=self.n,
                             m_per_block=cfg.m_per_block, n_per_block=cfg.n_per_block,
                             kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
                             acc_elem=self.acc_type, out_elem=self.out_type,
@@ -175,7 +191,7 @@ class GemmKernel:
         row_in_tile = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         col_lane = em.add(em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave)),
                           mma.c_col_base(em, lane))
-        epilogue.emit(em, accs, reps_m, reps_n, batch, m_tile, row_in_tile, col_lane)
+        epilogue.emit(em, accs, reps_m, reps_n, c_batch, m_tile, row_in_tile, col_lane)
 
 
 # ---- from the op ------------------------------------------------------------------------
@@ -223,7 +239,9 @@ def _build(gemm: GemmOp) -> GemmKernel:
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
         extras=extras)
+    kernel = split_k_kernels(kernel, SplitKPlan.read(gemm.op))
     if kernel.lds_bytes > arch.lds_bytes:
         raise AccelError(f"kernel plan needs {kernel.lds_bytes} bytes of LDS, more than the "
                          f"{arch.lds_bytes} of {arch.name}")
     return kernel
+

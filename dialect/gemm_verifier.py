@@ -22,7 +22,7 @@ from accel.target.database import ArchInfo
 # without a dialect prefix is a typo).
 GEMM_ATTRIBUTES = ("arch", "a_layout", "b_layout", "c_layout", "perf_config", "accumulate",
                    "epilogue", "epilogue_operands", "block_size", "grid_size", "padded_m",
-                   "padded_n", "padded_k") + PLAN_ATTRIBUTES
+                   "padded_n", "padded_k") + PLAN_ATTRIBUTES + ("split_k",)
 
 
 def verify_gemm(gemm) -> None:

@@ -20,7 +20,8 @@ that read only fused values and outside operands form a region (`region_after`) 
 program order; a fused prefix must end where no value but its last is used outside it.
 An operand may itself be computed by elementwise ops used only there
 (`operand_trees`, e.g. `div %dot, (add %arg, %cst)`): they become steps on the extra
-operands they read. What does not fuse stays a separate op after the gemm.
+operands they read. What does not fuse is left after the gemm with the reason `Fuser`
+recorded (`refusal`), which the front end reports (accel.migraphx.lowering).
 """
 
 from __future__ import annotations
@@ -202,6 +203,13 @@ class Fuser:
         self.names = {dot_value: "%acc"}   # fused value -> its name in the op list
         self.views: list[tuple[ir.Operation, tuple]] = []   # (view op, shape it reads)
         self.checkpoints = [_Checkpoint(0, 0, 0, dot_st.mlir_elem, False)]
+        self.in_type = in_type
+        self.refusal: str | None = None    # why the op `take` last refused does not fuse
+        self.taken_trees: set = set()      # operand-tree ops computed in the epilogue
+
+    def _refuse(self, why: str) -> None:
+        """Record why the op being taken does not fuse (the caller then refuses it)."""
+        self.refusal = why
 
     def take(self, op: ir.Operation) -> bool:
         """Add `op` (which reads fused values); False if it cannot."""
@@ -212,10 +220,14 @@ class Fuser:
         st = _shaped(op.results[0])
         if st.is_unsigned or any(_shaped(v) is None or _shaped(v).is_unsigned
                                  for v in op.operands):
+            self._refuse("the epilogue computes on signed and float values, not unsigned "
+                         "ones")
             return False
         elem = st.mlir_elem
         if op.name == CONVERT:
-            if elem not in ROUND_TYPES or (self.acc == "i32" and not elem.startswith("i")):
+            why = self._convert_refusal(elem)
+            if why:
+                self._refuse(why)
                 return False
             value = self._add(f"convert_{elem}", [self.names[op.operands[0]]])
         else:
@@ -233,6 +245,13 @@ class Fuser:
         writes a type the gemm can (the dot's own type is then checked where it lowers)."""
         cp = next((c for c in reversed(self.checkpoints) if c.elem in self.out_types
                    and (self.closed is None or c.ops in self.closed)), None)
+        if cp is not self.checkpoints[-1]:
+            nxt = self.checkpoints[self.checkpoints.index(cp) + 1 if cp else 0]
+            self.refusal = (
+                f"a gemm of {self.in_type} ending there would write C as {nxt.elem}, which "
+                f"accel.gemm does not write (it writes {', '.join(self.out_types)})"
+                if nxt.elem not in self.out_types else
+                "a value of the chain before it is also read outside the chain")
         if cp is None:
             return None
         # A convert that ends the chain is C's own conversion.
@@ -252,16 +271,27 @@ class Fuser:
                 view = view.reshape(list(in_dims))
         return view
 
+    def _convert_refusal(self, elem: str) -> str | None:
+        if elem not in ROUND_TYPES:
+            return f"the epilogue does not round to {elem}"
+        if self.acc == "i32" and not elem.startswith("i"):
+            return f"an i8 gemm's epilogue computes in i32 and does not convert to {elem}"
+        return None
+
     def _elementwise(self, op: ir.Operation, st: ShapedType) -> str | None:
         """The step of a non-convert op (its operands read as fused values or extras);
-        None if it cannot fuse."""
+        None (and `refusal` says why) if it cannot fuse."""
         name = FUSIBLE[op.name]
-        if len(op.operands) != OPS[name][0] or (self.acc == "i32" and OPS[name][1]):
-            return None
+        if len(op.operands) != OPS[name][0]:
+            return self._refuse(f"'{op.name}' has {len(op.operands)} operand(s), the "
+                                f"epilogue's '{name}' takes {OPS[name][0]}")
+        if self.acc == "i32" and OPS[name][1]:
+            return self._refuse(f"'{name}' is a float operation and an i8 gemm's epilogue "
+                                f"computes in i32")
         # where's condition may have any type; the other operands have the result's.
         typed = op.operands[1:] if name == "where" else op.operands
         if any(_shaped(v).elem != st.elem for v in typed):
-            return None
+            return self._refuse("its operands' element types differ from its result's")
         args = []
         for v in op.operands:
             arg = self.names[v] if v in self.names else self._extra(v)
@@ -280,25 +310,32 @@ class Fuser:
         if producer is not None and producer in self.trees:
             st = _shaped(producer.results[0])
             if st.is_unsigned or any(_shaped(u).is_unsigned for u in producer.operands):
-                return None
+                return self._refuse("an operand is computed on unsigned values")
             if producer.name == CONVERT:
                 inner = self._extra(producer.operands[0])
-                elem = st.mlir_elem
-                if inner is None or elem not in ROUND_TYPES or (
-                        self.acc == "i32" and not elem.startswith("i")):
+                if inner is None:
                     return None
-                return self._add(f"convert_{elem}", [inner])
-            return self._elementwise(producer, st)
+                why = self._convert_refusal(st.mlir_elem)
+                if why:
+                    return self._refuse(why)
+                self.taken_trees.add(producer)
+                return self._add(f"convert_{st.mlir_elem}", [inner])
+            value = self._elementwise(producer, st)
+            if value is not None:
+                self.taken_trees.add(producer)
+            return value
         t = self.operand(v)
         elem = t.st.mlir_elem
         if elem not in EPILOGUE_OPERAND_TYPES or (self.acc == "i32" and not elem.startswith("i")):
-            return None
+            return self._refuse(f"an operand of type {elem} is not one the epilogue of a "
+                                f"{self.in_type} gemm reads")
         view = self._to_dot_space(t.view)
         if view is None:   # regrouped unlike the views undo: copy, then map back
             t = self.materialize(t)
             view = self._to_dot_space(t.view)
             if view is None:
-                return None
+                return self._refuse("an operand cannot be read back through the chain's "
+                                    "views")
         t = Tensor(t.base, view, t.st)
         found = extra_buffer(t, self.dims) or extra_buffer(self.materialize(t), self.dims)
         kind, mem = found

@@ -9,11 +9,13 @@ Covers what a MIGraphX GEMM kernel module uses (seed 001 and rocMLIR's test file
     %l = migraphx.literal(dense<0.0> : tensor<1xf32>) : <1xf32, 0>
     return %c : !migraphx.shaped<..> } }
 
-A type after `:` may be abbreviated to `<...>`. The older form rocMLIR's tests also use,
+An MX-scaled quant_dot gives an operand its block scales, `%a scaled by %sa`, and its
+type likewise (`<..> scaled by !migraphx.shaped<..>`). A type after `:` may be
+abbreviated to `<...>`. The older form rocMLIR's tests also use,
 `%1 = migraphx.dot(%a, %b) : (tensor<..>, tensor<..>) -> tensor<..>` (or the op name
-quoted), reads the same, a `tensor<dims x elem>` standing for the packed row-major type. Attribute values are kept as the text
-the user wrote (MLIR's own parser reads them in the generic form we emit), so the
-grammar only needs their bracket structure.
+quoted), reads the same, a `tensor<dims x elem>` standing for the packed row-major type.
+Attribute values are kept as the text the user wrote (MLIR's own parser reads them in
+the generic form we emit), so the grammar only needs their bracket structure.
 """
 
 GRAMMAR = r"""
@@ -30,12 +32,17 @@ results: type                                   -> single_result
 result: type [attr_dict]
 
 ?stmt: op | ret
-op: VALUE_ID "=" BARE_ID operands [attr_dict] ":" type_list ARROW type   -> plain_op
+op: VALUE_ID "=" BARE_ID op_operands [attr_dict] ":" op_types ARROW type   -> plain_op
   | VALUE_ID "=" BARE_ID "(" literal_value ")" [attr_dict] ":" type     -> literal_op
   | VALUE_ID "=" BARE_ID "(" operands ")" [attr_dict] ":" call_types ARROW type  -> call_op
   | VALUE_ID "=" STRING "(" [operands] ")" [attr_dict] ":" call_types ARROW type -> call_op
 ?call_types: "(" [type_list] ")" | type_list
 operands: VALUE_ID ("," VALUE_ID)*
+op_operands: op_operand ("," op_operand)*
+op_operand: VALUE_ID [SCALED_BY VALUE_ID]
+op_types: op_type ("," op_type)*
+op_type: type [SCALED_BY type]
+SCALED_BY.2: /scaled\s+by\b/
 type_list: type ("," type)*
 ARROW: "->" | "to"
 ret: RETURN [operands ":" type_list]
@@ -79,6 +86,7 @@ TERMINAL_WORDS = {
     "DENSE": "dense<...>",
     "TENSOR": "tensor<...>",
     "ARROW": "'->' or 'to'",
+    "SCALED_BY": "'scaled by'",
     "RETURN": "'return'",
     "VISIBILITY": "a visibility",
     "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'",

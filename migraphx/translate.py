@@ -194,16 +194,46 @@ class _Emitter:
         if name.type == "STRING":   # the older form's quoted op name
             name = name.update(value=name[1:-1])
         self.check_name(name)
-        values = list(operands.children) if operands is not None else []
-        types = [self.type_(t) for t in in_types.children] if in_types is not None else []
+        if node.data == "plain_op":
+            values, scales = self.scaled(operands, lambda v: v)
+            types, scale_types = self.scaled(in_types, self.type_)
+        else:
+            values = list(operands.children) if operands is not None else []
+            types = [self.type_(t) for t in in_types.children] if in_types is not None else []
+            scales, scale_types = [], []
         if len(types) != len(values):
             raise AccelError(f"'{name}' has {len(values)} operand(s) but {len(types)} operand "
                              f"type(s)", self.where(result))
+        if [s is None for s in scales] != [t is None for t in scale_types]:
+            raise AccelError(f"'{name}' operands and their types disagree on which "
+                             f"operands are 'scaled by' block scales", self.where(result))
         uses = [self.use(scope, v, t) for v, t in zip(values, types)]
+        attr_text = self.attr_dict(attrs)
+        if any(s is not None for s in scales):
+            # The block scales follow the operands, as MLIR's optional operand groups do:
+            # operandSegmentSizes counts (operands..., scale of each).
+            present = [(s, t) for s, t in zip(scales, scale_types) if s is not None]
+            uses += [self.use(scope, s, t) for s, t in present]
+            types += [t for _, t in present]
+            sizes = ", ".join(["1"] * len(values) + ["0" if s is None else "1" for s in scales])
+            segment = f"operandSegmentSizes = array<i32: {sizes}>"
+            given = self.source(attrs)[1:-1].strip() if attrs is not None else ""
+            attr_text = f" {{{segment}{', ' + given if given else ''}}}"
         out = self.type_(out_type)
         self.define(scope, result, out)
-        return (f'{result} = "{name}"({", ".join(uses)}){self.attr_dict(attrs)} : '
+        return (f'{result} = "{name}"({", ".join(uses)}){attr_text} : '
                 f'({", ".join(types)}) -> {out} {self.loc(result)}')
+
+    @staticmethod
+    def scaled(node, read) -> tuple[list, list]:
+        """(the items, the 'scaled by' item of each or None) of an op_operands/op_types
+        list, each item through `read`."""
+        items, scales = [], []
+        for child in node.children:
+            item, by, scale = child.children
+            items.append(read(item))
+            scales.append(None if by is None else read(scale))
+        return items, scales
 
     def check_name(self, name) -> None:
         if not str(name).startswith("migraphx."):

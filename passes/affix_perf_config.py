@@ -3,7 +3,8 @@
 A gemm that carries `perf_config` (or every gemm, when the `perf-config` option
 forces one) is checked against the arch's rules (accel.tuning.validity); a broken
 rule is an error at the op. A gemm without one gets the selector's choice
-(accel.tuning.selection). Either way the op then records block_size, grid_size and
+(accel.tuning.selection), split along K where tuning/split_k.py finds that
+faster (skinny, deep GEMMs). Either way the op then records block_size, grid_size and
 padded_m/n/k. An operand already in the accel layout fixes the tile's
 dPerBlock/kpackPerBlock/kpack, and the choice is made among agreeing configs.
 With the `arch` option (as the kernel pipeline gives it) every gemm must target that
@@ -24,6 +25,7 @@ from accel.passes.registry import AccelPass, option, register
 from accel.target.database import ARCHES, get_arch
 from accel.tuning.launch import geometry
 from accel.tuning.selection import select
+from accel.tuning.split_k import choose_split_k
 from accel.tuning.validity import check_config
 
 
@@ -36,6 +38,8 @@ class AffixPerfConfig(AccelPass):
     cu_count: int = option(0, "CUs of the target part (0 = the arch's default part)")
     perf_config: str = option("", "force this v3:/v4: perf config on every gemm")
     arch: str = option("", "the chip every gemm must target (empty: each gemm's own)")
+    split_k: bool = option(True, "split a chosen config along K where tuning/split_k.py "
+                                 "finds it faster")
 
     def run(self, module: ir.Module) -> None:
         if self.arch and self.arch not in ARCHES:
@@ -80,8 +84,9 @@ class AffixPerfConfig(AccelPass):
                 if layout == "accel":
                     fixed[name] = AccelTile.of_shape(memref_info(value)[0])
             try:
-                config = select(arch, gemm.in_type, gemm.out_type, shape, **fixed,
-                                b_type=gemm.b_type).best
+                selection = select(arch, gemm.in_type, gemm.out_type, shape, **fixed,
+                                   b_type=gemm.b_type)
+                config = choose_split_k(selection) if self.split_k else selection.best
             except AccelError as e:
                 raise AccelError(e.message, gemm.location) from None
             gemm.set_perf_config(config)

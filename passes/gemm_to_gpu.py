@@ -6,13 +6,18 @@ one `gpu.module` per kernel in the module (marked `gpu.container_module`) and re
 the gemm, inside its function, with a `gpu.launch_func` on grid (N tiles, M tiles, G)
 and a 1-D block of numWaves * waveSize threads, passing A, B, C (and the bias of a
 fused bias epilogue) in that order.
+
+A split-K gemm (its plan's `split_k`) becomes two kernels and their launches between a
+`memref.alloc` and a `memref.dealloc` of the workspace: the partial products
+(A, B, workspace; grid z = G * S), then the reduction (workspace, C, the epilogue's
+operands) on the gemm's tile grid (codegen/k_slices.py, codegen/split_k_reduce.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel.bindings import arith, gpu, ir
+from accel.bindings import arith, gpu, ir, memref
 from accel.codegen.kernel import GemmKernel, build_kernel
 from accel.dialect.gemm import GemmOp
 from accel.dialect.ir_helpers import collect_ops
@@ -39,25 +44,31 @@ def lower_gemms(module: ir.Module) -> list[GemmKernel]:
     placed: dict[str, str] = {}        # symbol -> kernel text
     for gemm, kernel in zip(gemms, kernels):
         _check_launch_attrs(gemm, kernel)
-        text = kernel.module_text()
-        if kernel.symbol in placed:
-            # accel-plan-kernel gives gemms built differently distinct symbols.
-            if placed[kernel.symbol] != text:
-                raise AccelError(f"two gemms are planned as kernel '{kernel.symbol}' but "
-                                 f"build different kernels; rerun accel-plan-kernel",
-                                 gemm.location)
-        else:
-            if kernel.symbol in existing:
-                raise AccelError(f"the module already has a gpu.module named "
-                                 f"'{kernel.symbol}'", gemm.location)
-            parsed = ir.Module.parse(text)
-            for op in list(parsed.body.operations):
-                module.body.append(op)
-            placed[kernel.symbol] = text
+        for built in (kernel, kernel.reduction):
+            if built is not None:
+                _place(module, built.symbol, built.module_text(), placed, existing, gemm)
         _replace_with_launch(gemm, kernel)
     if kernels:
         module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
     return kernels
+
+
+def _place(module: ir.Module, symbol: str, text: str, placed: dict, existing: dict,
+           gemm: GemmOp) -> None:
+    """Append kernel `text` as gpu.module `symbol`, once per symbol."""
+    if symbol in placed:
+        # accel-plan-kernel gives gemms built differently distinct symbols.
+        if placed[symbol] != text:
+            raise AccelError(f"two gemms are planned as kernel '{symbol}' but build "
+                             f"different kernels; rerun accel-plan-kernel", gemm.location)
+        return
+    if symbol in existing:
+        raise AccelError(f"the module already has a gpu.module named '{symbol}'",
+                         gemm.location)
+    parsed = ir.Module.parse(text)
+    for op in list(parsed.body.operations):
+        module.body.append(op)
+    placed[symbol] = text
 
 
 def _check_launch_attrs(gemm: GemmOp, kernel: GemmKernel) -> None:
@@ -79,8 +90,21 @@ def _replace_with_launch(gemm: GemmOp, kernel: GemmKernel) -> None:
         def c(v: int) -> ir.Value:
             return arith.ConstantOp(index, v).result
 
-        gx, gy, gz = kernel.grid
-        gpu.LaunchFuncOp([kernel.symbol, kernel.symbol], (c(gx), c(gy), c(gz)),
-                         (c(kernel.block_size), c(1), c(1)),
-                         kernel_operands=list(gemm.op.operands))
+        def launch(built, operands) -> None:
+            gx, gy, gz = built.grid
+            gpu.LaunchFuncOp([built.symbol, built.symbol], (c(gx), c(gy), c(gz)),
+                             (c(built.block_size), c(1), c(1)), kernel_operands=operands)
+
+        a, b, c_mem, *extras = list(gemm.op.operands)
+        reduction = kernel.reduction
+        if reduction is None:
+            launch(kernel, [a, b, c_mem, *extras])
+        else:
+            # Written whole by the partial kernel before the reduction reads it: no
+            # initial value.
+            workspace = memref.AllocOp(ir.MemRefType(ir.Type.parse(reduction.workspace_type)),
+                                       [], []).result
+            launch(kernel, [a, b, workspace])
+            launch(reduction, [workspace, c_mem, *extras])
+            memref.DeallocOp(workspace)
     gemm.op.erase()

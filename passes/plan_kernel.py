@@ -20,8 +20,10 @@ from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.kernel_plan import KernelPlan, OperandPlan
 from accel.dialect.gemm import GemmOp, GemmShape
+from accel.dialect.gemm_types import ACCUMULATOR
 from accel.dialect.ir_helpers import collect_ops, memref_info
 from accel.dialect.perf_config import PerfConfig
+from accel.dialect.split_k_plan import SplitKPlan
 from accel.passes.registry import AccelPass, register
 from accel.target.database import ArchInfo, get_arch
 from accel.tuning.validity import check_config
@@ -37,10 +39,11 @@ class PlanKernel(AccelPass):
     def run(self, module: ir.Module) -> None:
         gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
         plans = [plan_gemm(g) for g in gemms]   # every diagnostic before any write
+        splits = [split_k_plan(g, p) for g, p in zip(gemms, plans)]
         # The symbol encodes shape, types, layouts and epilogue, not the tile: gemms
         # sharing one that are built differently get `_v1`, `_v2`, ... in program order.
         variants: dict[str, list[tuple]] = {}
-        for gemm, plan in zip(gemms, plans):
+        for gemm, plan, split in zip(gemms, plans, splits):
             key = (gemm.perf_config_text, replace(plan, symbol=""))
             seen = variants.setdefault(plan.symbol, [])
             if key not in seen:
@@ -49,12 +52,45 @@ class PlanKernel(AccelPass):
             if version:
                 plan = replace(plan, symbol=f"{plan.symbol}_v{version}")
             plan.write(gemm.op)
+            if split is not None:
+                split.write(gemm.op)
+            elif "split_k" in gemm.op.attributes:   # a plan of an earlier perf config
+                del gemm.op.attributes["split_k"]
 
 
 def plan_gemm(gemm: GemmOp) -> KernelPlan:
     """The plan of one gemm (its base symbol, without a `_vN` version); AccelError at it."""
     with located(gemm.location):
         return _plan(gemm)
+
+
+def split_k_plan(gemm: GemmOp, plan: KernelPlan) -> SplitKPlan | None:
+    """How a gemm with splitKFactor S > 1 is split (dialect/split_k_plan.py); None for
+    S = 1.
+
+    The S partial products meet in an accumulator-typed workspace that a second kernel
+    sums, never through atomic adds into C: a fused epilogue that is not linear (relu,
+    exp, a convert; 45 of the 76 gemms of the MIGraphX corpus have one) must see the
+    whole sum, which takes a second pass anyway; an f16/bf16 C would round every
+    partial (S roundings instead of one); float atomics land in any order, so results
+    would change from run to run, and C would have to be zeroed first; and the Kernel
+    IR (docs/contracts.md) and the simulator have no atomic op."""
+    config = gemm.perf_config
+    if config.split_k == 1:
+        return None
+    with located(gemm.location):
+        arch = get_arch(gemm.arch)
+        shape = gemm.shape()
+        mma = select_mma(arch, gemm.in_type, gemm.b_type, config.mn_per_xdl)
+        acc = ACCUMULATOR[gemm.in_type]
+        k_tiles = -(-shape.k // config.k_per_block)
+        return SplitKPlan(
+            slices=config.split_k, k_tiles=-(-k_tiles // config.split_k), combine="workspace",
+            # The workspace is a row-major [G * S, M, N] of the accumulator type.
+            partial_vector=c_vector(mma, config, acc, shape.n, "row", False),
+            # The reduction reads the workspace and writes C with one width: C's own
+            # store width, at most 128 bits of the accumulator type.
+            reduce_vector=widest_vector(acc, plan.c_vector))
 
 
 def check_buildable(arch: ArchInfo, in_type: str, b_type: str, shape: GemmShape,
@@ -140,6 +176,9 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
     in_type, out_type = op.in_type, op.out_type
     check_buildable(arch, in_type, in_type, GemmShape(g, msl, n, k), config,
                     [op.a, op.b, op.c] + ([op.bias] if op.bias is not None else []))
+    if config.split_k > 1:
+        raise AccelError(f"perf config {config}: a grouped GEMM has no split-K "
+                         f"(splitKFactor must be 1)")
     mma = select_mma(arch, in_type, in_type, config.mn_per_xdl)
     bits = 8 * ELEMENT_BYTES[in_type]
     buffers = lds_buffers(config)

@@ -115,10 +115,11 @@ class KernelPipeline(PipelinePass):
     arch: str = option("gfx942", "target chip", choices=tuple(ARCHES))
     format: str = option("bin", "bin: ELF code object; isa: assembly text", choices=FORMATS)
     cu_count: int = option(0, "CUs of the target part, for perf-config selection (0 = default)")
+    split_k: bool = option(True, "let perf-config selection split skinny, deep GEMMs along K")
 
     def front_steps(self) -> list[Step]:
         """The accel passes that prepare gemms for kernel generation."""
-        return [AffixPerfConfig(cu_count=self.cu_count, arch=self.arch),
+        return [AffixPerfConfig(cu_count=self.cu_count, arch=self.arch, split_k=self.split_k),
                 GroupedDispatch(arch=self.arch), AccelLayout()]
 
     def kernel_steps(self) -> list[Step]:

@@ -5,9 +5,10 @@
                [--check v4:...]
 
 Prints the ranked candidates with their estimated time and the terms behind it,
-then every rejected candidate with the rules it broke. `--check` instead validates
-one perf config and prints the rules it breaks (exit 1 if any), or, when it breaks
-none, where it ranks among the candidates and its estimate.
+then every rejected candidate with the rules it broke, then the split-K choice a
+compile without a perf config makes (tuning/split_k.py; `split_k` in the JSON).
+`--check` instead validates one perf config and prints the rules it breaks (exit 1 if
+any), or, when it breaks none, where it ranks among the candidates and its estimate.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ PROG = "accel-select"
 # The imports below (the MLIR bindings, numpy) take ~0.4 s: a Ctrl-C during them is
 # reported like one during the run.
 with interruptible_start(PROG):
+    import json
     import sys
     from typing import Sequence
 
@@ -29,6 +31,7 @@ with interruptible_start(PROG):
     from accel.target.database import ARCHES, get_arch
     from accel.tools.cli_common import ArgumentParser, run_cli
     from accel.tuning.selection import select
+    from accel.tuning.split_k import split_choice
     from accel.tuning.validity import check_config
 
 def _parser() -> ArgumentParser:
@@ -71,10 +74,18 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"{args.check}: valid; {_standing(arch, args, out_type, shape, config)}")
         return 1 if errors else 0
     sel = select(arch, args.in_type, out_type, shape, b_type=args.b_type)
+    config, us, base_us = split_choice(sel)
     if args.json:
-        print(sel.to_json(top=args.top or None))
+        out = json.loads(sel.to_json(top=args.top or None))
+        out["split_k"] = {"perf_config": str(config), "slices": config.split_k,
+                          "score_us": round(us, 6), "unsplit_us": round(base_us, 6)}
+        print(json.dumps(out, indent=2))
     else:
         print(sel.explain(top=args.top or None, show_rejected=not args.no_rejected))
+        # What a compile without a perf config takes (tuning/split_k.py).
+        print(f"split-K: {config} ({config.split_k} slices, est. {us:.3f} us against "
+              f"{base_us:.3f} unsplit)" if config.split_k > 1 else
+              f"split-K: none (no split is estimated >10% faster than {base_us:.3f} us)")
     return 0
 
 

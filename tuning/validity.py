@@ -246,10 +246,6 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
             errors.append(f"waves-per-eu: {c.waves_per_eu} waves per SIMD leave {share} "
                           f"registers a lane, the tile needs about {regs}")
 
-    if c.split_k != 1:
-        errors.append(f"split-k: splitKFactor {c.split_k} is not supported (codegen has no "
-                      f"split-K yet; use 1)")
-
     lds = lds_bytes(c, in_type)
     if lds > arch.lds_bytes:
         doubled = " (double-buffered)" if c.double_buffered else ""

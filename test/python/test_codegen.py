@@ -260,9 +260,9 @@ def test_missing_perf_config_is_a_diagnostic():
 
 
 def test_invalid_config_is_refused():
-    bad = PerfConfig.parse("v4:32,32,4,32,32,32,8,2,1,2,0,0,1,1")  # split-K 2
+    bad = PerfConfig.parse("v4:32,32,4,32,32,4,8,1,1,2,0,0,1,1")  # the 4x4 MFMA
     ctx, module = gemm_module("gfx942", "f16", "f32", 1, 32, 32, 32, "row", "row", bad)
-    with ctx, pytest.raises(AccelError, match="split"):
+    with ctx, pytest.raises(AccelError, match="mma-tile"):
         plan_and_lower(module)
 
 

@@ -17,7 +17,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "benchmarks" / "bench_migraphx_corpus.py"
-CORPUS = REPO.parent / "shared" / "data" / "migraphx_corpus" / "inputs"
+CORPUS_PATH = Path("shared") / "data" / "migraphx_corpus" / "inputs"
+# Beside the checkout, or beside a folder holding it (a git worktree).
+CORPUS = next((p / CORPUS_PATH for p in REPO.parents if (p / CORPUS_PATH).is_dir()),
+              REPO.parent / CORPUS_PATH)
 # Each chunk took under 1 s converted and compiled for one chip (the whole corpus ~5 s);
 # 60 s is a hang, not a slow compile.
 CHUNK_TIMEOUT = 60
@@ -68,3 +71,17 @@ def test_converted_chunks_leave_no_unfused_elementwise_op(corpus_results):
     bad = [f"{r['chunk']}: {r['unfused']}" for r in corpus_results
            if r["outcome"] == "converted" and r["unfused"]]
     assert not bad, "\n".join(bad)
+
+
+def test_split_k_chunks_are_split(corpus_results):
+    """rocMLIR's split-K tests (mixr-gemm-splitk) keep their splitKFactor: each of their
+    gemms is split along K (and compiles, test_converted_chunks_compile)."""
+    split = [r for r in corpus_results if "mixr-gemm-splitk" in r["chunk"]
+             and r["outcome"] == "converted"]
+    assert split and all(r["split_gemms"] == r["gemms"] for r in split), split
+
+
+def test_mx_scaled_quant_dot_is_named(corpus_results):
+    """The MX-scaled quant_dot form parses; a chunk whose first error it is names it."""
+    assert not any("unexpected 'scaled'" in r["message"] for r in corpus_results)
+    assert sum("MX-scaled 'migraphx.quant_dot'" in r["message"] for r in corpus_results) >= 11

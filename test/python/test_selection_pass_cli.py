@@ -36,8 +36,8 @@ def test_pass_chooses_and_records_launch():
 
 
 def test_pass_rejects_an_invalid_config_at_the_op():
-    bad = GEMM.replace("EXTRA", ', perf_config = "v4:64,64,4,32,32,32,8,2,1,2,0,0,1,1"')
-    with pytest.raises(AccelError, match="split-k: splitKFactor 2") as info:
+    bad = GEMM.replace("EXTRA", ', perf_config = "v4:64,64,4,32,32,4,8,1,1,2,0,0,1,1"')
+    with pytest.raises(AccelError, match="mma-tile: mnPerXdl 4") as info:
         run_pass(bad)
     assert info.value.location is not None
 

@@ -1,14 +1,6 @@
 // An invalid perf_config is an error at the gemm naming the broken rule.
 // RUN: accel-opt %s --split-input-file --verify-diagnostics --accel-affix-perf-config
 
-func.func @split_k(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
-  // expected-error@+1 {{split-k: splitKFactor 2 is not supported (codegen has no split-K yet; use 1)}}
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "row", b_layout = "row", c_layout = "row", perf_config = "v4:64,64,4,32,32,32,8,2,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
-  return
-}
-
-// -----
-
 func.func @mfma_4x4(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
   // expected-error@+1 {{mma-tile: mnPerXdl 4 is not a usable MFMA tile for f16 on gfx942 (use 16 or 32) (the 4x4x4 MFMA is not supported by codegen)}}
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "row", b_layout = "row", c_layout = "row", perf_config = "v4:64,64,4,32,32,4,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()

@@ -27,13 +27,12 @@ func.func @attn(%a: !migraphx.shaped<1x32x64xf16, 2048x64x1>, %b: !migraphx.shap
 
 // -----
 
-// A split-K config (rocMLIR's split-K tests): the same tile with splitKFactor 1, and
-// a warning, since the kernel has no split-K.
+// A split-K config (rocMLIR's split-K tests) is kept: the gemm is split along K
+// (accel-plan-kernel's split_k), no warning.
 // CHECK-LABEL: func.func @split_k
-// CHECK: "accel.gemm"{{.*}}perf_config = "v4:16,32,4,16,16,16,4,1,1,2,0,0,1,1"
-// WARN: perf-config.mlir:[[# @LINE + 3]]:3: warning: perf config 'v2:16,32,4,16,16,4,4,1,1' asks for splitKFactor 4, which accel does not implement; the GEMM runs with splitKFactor 1
+// CHECK: "accel.gemm"{{.*}}perf_config = "v2:16,32,4,16,16,4,4,1,1"
+// WARN-NOT: splitKFactor
 func.func @split_k(%a: !migraphx.shaped<1x32x64xf32, 2048x64x1>, %b: !migraphx.shaped<1x64x32xf32, 2048x32x1>) -> !migraphx.shaped<1x32x32xf32, 1024x32x1> attributes {rock.arch = "gfx942"} {
-  // expected-warning@+1 {{asks for splitKFactor 4, which accel does not implement}}
   %0 = migraphx.dot %a, %b {perf_config = "v2:16,32,4,16,16,4,4,1,1"} : <1x32x64xf32, 2048x64x1>, <1x64x32xf32, 2048x32x1> -> <1x32x32xf32, 1024x32x1>
   return %0 : !migraphx.shaped<1x32x32xf32, 1024x32x1>
 }

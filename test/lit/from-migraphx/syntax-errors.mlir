@@ -48,3 +48,12 @@ func.func @wrapper(%a: !migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf
   %token, %results = mhal.launch @kernel (%a) : (!migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf16, 4x1>
   return %results : !migraphx.shaped<4x4xf16, 4x1>
 }
+
+// -----
+
+// A scale on an operand whose type has none (or the other way round) is malformed.
+// CHECK: syntax-errors.mlir:[[# @LINE + 2]]:3: error: 'migraphx.quant_dot' operands and their types disagree on which operands are 'scaled by' block scales
+func.func @mismatch(%a: !migraphx.shaped<1x16x512xf4E2M1FN, 8192x512x1>, %b: !migraphx.shaped<1x512x16xf4E2M1FN, 8192x16x1>, %sa: !migraphx.shaped<1x16x512xf32, 8192x512x1>) -> !migraphx.shaped<1x16x16xf32, 256x16x1> {
+  %0 = migraphx.quant_dot %a scaled by %sa, %b : <1x16x512xf4E2M1FN, 8192x512x1>, <1x512x16xf4E2M1FN, 8192x16x1> -> <1x16x16xf32, 256x16x1>
+  return %0 : !migraphx.shaped<1x16x16xf32, 256x16x1>
+}

@@ -8,8 +8,8 @@ func.func @f(%a: memref<1x16x16xf16>, %b: memref<1x16x16xf16>, %c: memref<1x16x1
 
 // -----
 
-// CHECK: errors.mlir:13:3: error: perf config v4:32,32,4,32,32,32,8,2,1,2,0,0,1,1 cannot be lowered for f16 on gfx942: split-k: splitKFactor 2 is not supported
+// CHECK: errors.mlir:13:3: error: perf config v4:32,32,4,32,32,4,8,1,1,2,0,0,1,1 cannot be lowered for f16 on gfx942: mma-tile: mnPerXdl 4
 func.func @f(%a: memref<1x32x32xf16>, %b: memref<1x32x32xf16>, %c: memref<1x32x32xf32>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,32,4,32,32,32,8,2,1,2,0,0,1,1"} : (memref<1x32x32xf16>, memref<1x32x32xf16>, memref<1x32x32xf32>) -> ()
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,32,4,32,32,4,8,1,1,2,0,0,1,1"} : (memref<1x32x32xf16>, memref<1x32x32xf16>, memref<1x32x32xf32>) -> ()
   return
 }

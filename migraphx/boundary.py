@@ -1,0 +1,145 @@
+"""The function boundary of a MIGraphX kernel: its arguments and results as memrefs.
+
+Each argument becomes a memref of its storage: the MIGraphX strides of an argument
+describe memory, so a packed row-major type keeps its shape, and a permuted-stride type
+becomes the packed buffer in memory order (dimensions by decreasing stride; stride-0
+dimensions own no memory and are dropped). Other strides (gaps, as a slice of a larger
+buffer leaves; overlaps) make a flat buffer spanning every element, read through the
+view; a result that would write one address twice is rejected. Each result becomes such
+a memref appended as an out-parameter; the function returns nothing.
+
+The arch is the function's `arch` or `rock.arch` attribute (an empty one counting as
+not given), else the pass's option.
+"""
+
+from __future__ import annotations
+
+from accel.bindings import func, ir
+from accel.diagnostics import AccelError
+from accel.dialect.ir_helpers import collect_ops, memref_info
+from accel.migraphx.copies import copy_into
+from accel.migraphx.shaped import ShapedType, standard_strides
+from accel.migraphx.tensor import Tensor
+from accel.migraphx.view import View
+from accel.migraphx.view_ops import PURE_VIEWS, shaped
+
+
+def is_migraphx_func(f: ir.Operation) -> bool:
+    ftype = f.attributes["function_type"].value
+    if any(str(t).startswith("!migraphx.shaped<")
+           for t in list(ftype.inputs) + list(ftype.results)):
+        return True
+    return any(op.name.startswith("migraphx.") for op in collect_ops(f))
+
+
+def func_arch(f: ir.Operation, option: str, loc) -> str:
+    """The function's `arch` (or MIGraphX's own `rock.arch`) attribute, else the pass
+    option; an empty attribute (a harness placeholder) counts as not given."""
+    for name in ("arch", "rock.arch"):
+        if name in f.attributes:
+            if not isinstance(f.attributes[name], ir.StringAttr):
+                raise AccelError(f"MIGraphX function attribute '{name}' must be a string", loc)
+            if f.attributes[name].value:
+                return f.attributes[name].value
+    if not option:
+        raise AccelError("MIGraphX function has no 'arch' (or 'rock.arch') attribute and no "
+                         "arch option was given", loc)
+    return option
+
+
+def storage(st: ShapedType, loc, written: bool) -> tuple[list[int], View]:
+    """Storage shape of a function argument/result and its logical view over it.
+
+    Packed strides (row-major, or permuted) keep the buffer's shape in memory order;
+    other strides (gaps: a slice of a larger buffer, or overlaps) make a flat buffer
+    spanning every element the view reaches, read through the view. A result (written)
+    must not overlap itself."""
+    view = View.strided(st.dims, st.strides)
+    if st.strides == standard_strides(st.dims):
+        return list(st.dims) or [1], view
+    owned = sorted(((s, d) for d, s in zip(st.dims, st.strides) if not (s == 0 and d > 1)),
+                   key=lambda sd: -sd[0])
+    inner, span, packed, overlap = 1, 1, True, False  # from the smallest stride up
+    for s, d in reversed(owned):
+        if d == 1:
+            continue
+        packed &= s == inner
+        overlap |= s < span
+        inner, span = inner * d, span + (d - 1) * s
+    if packed:
+        return [d for _, d in owned] or [1], view
+    if written and (overlap or len(owned) < len(st.dims)):
+        raise AccelError(f"strides of result {st} place several elements at one address; "
+                         f"such a result cannot be written", loc)
+    span = sum((d - 1) * s for d, s in zip(st.dims, st.strides)) + 1
+    return [span], view
+
+
+def _boundary_type(t: ir.Type, loc) -> ShapedType:
+    st = shaped(t)
+    if st is None:
+        raise AccelError(f"expected a !migraphx.shaped type at the function boundary, "
+                         f"got {t}", loc)
+    return st
+
+
+class Boundary:
+    """The memref function replacing MIGraphX function `old`: `args` (the lowered
+    values of the old arguments), `outs` (per result: out-parameter, view, type), and
+    which results a producer already wrote in place (`written`)."""
+
+    def __init__(self, old: ir.Operation, producers) -> None:
+        loc = old.location
+        old_block = old.regions[0].blocks[0]
+        ftype = old.attributes["function_type"].value
+        arg_sts = [_boundary_type(a.type, a.location) for a in old_block.arguments]
+        res_sts = [_boundary_type(t, loc) for t in ftype.results]
+        arg_storage = [storage(st, a.location, False)
+                       for st, a in zip(arg_sts, old_block.arguments)]
+        res_storage = [storage(st, loc, True) for st in res_sts]
+        mtypes = [ir.MemRefType.get(shape, ir.Type.parse(st.mlir_elem))
+                  for st, (shape, _) in zip(arg_sts + res_sts, arg_storage + res_storage)]
+        with ir.InsertionPoint(old), loc:
+            self.func = func.FuncOp(old.attributes["sym_name"].value,
+                                    ir.FunctionType.get(mtypes, []))
+        for name in list(old.attributes):
+            if name not in ("sym_name", "function_type", "arg_attrs", "res_attrs"):
+                self.func.attributes[name] = old.attributes[name]
+        locs = [a.location for a in old_block.arguments] + [loc] * len(res_sts)
+        self.block = self.func.add_entry_block(arg_locs=locs)
+        n_args = len(arg_sts)
+        self.args = {old_arg: Tensor(new_arg, view, st)
+                     for old_arg, st, (_, view), new_arg in zip(
+                         old_block.arguments, arg_sts, arg_storage, self.block.arguments)}
+        self.outs = [(self.block.arguments[n_args + i], view, st)
+                     for i, (st, (_, view)) in enumerate(zip(res_sts, res_storage))]
+        self.destinations = _destinations(list(old_block.operations)[-1],
+                                          producers)
+        self.written: set[int] = set()
+
+    def copy_to_out(self, t: Tensor, r: int, loc) -> None:
+        """Store value `t` into result `r`'s out-parameter (through its view)."""
+        out, view, st = self.outs[r]
+        if t.st.elem != st.elem or t.view.shape != tuple(st.dims):
+            raise AccelError(f"returned value of type {t.st} does not match result type {st}",
+                             loc)
+        copy_into(t, out, view.index_exprs(memref_info(out)[0]))
+
+
+def _destinations(ret: ir.Operation, producers) -> dict:
+    """Producer op -> (result index, view ops between it and `return`), for results
+    that flow from one op named in `producers` to `return` through single-use
+    transposes/reshapes: such a producer may write the out-parameter in place."""
+    plan = {}
+    for r, v in enumerate(ret.operands):
+        chain = []
+        while isinstance(v, ir.OpResult) and sum(1 for _ in v.uses) == 1:
+            op = v.owner.operation
+            if op.name in PURE_VIEWS:
+                chain.insert(0, op)
+                v = op.operands[0]
+                continue
+            if op.name in producers:
+                plan[op] = (r, chain)
+            break
+    return plan

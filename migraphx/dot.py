@@ -1,0 +1,223 @@
+"""`migraphx.dot` and `migraphx.quant_dot` -> `accel.gemm`.
+
+quant_dot is MIGraphX's GEMM on quantized types: i8 x i8 -> i32, fp8 x fp8 -> f32 (its
+two fp8 operands may be different formats); its MX-scaled form (operands given block
+scales, `%a scaled by %sa`) has no accel.gemm and is diagnosed. The dot keeps its
+`perf_config` (v2/v3/v4, a split-K one included; an attention config is ignored with a
+warning) and the arch.
+
+Each operand's view is matched against the layouts accel.gemm reads in place: `row`,
+`transposed`, and, when the dot has a perf config, `accel` with that config's blocking
+(seed 001's transpose [0,1,4,2,3,5] + reshape chain, i.e. rocMLIR's
+aAccelLayout/bAccelLayout). A view that matches none (an accel-like chain blocked
+differently from the perf config, a slice) is materialised: copied into a row-major
+buffer. C is written in place into the function's out-parameter when the result reaches
+`return` through transposes/reshapes that spell `row` or `accel` (c_layout = "accel",
+blocked mPerBlock x kpackPerBlock x kpack with N as the blocked reduction-like side) in
+that out-parameter's memory; otherwise into a temporary row-major buffer.
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+from accel.bindings import ir
+from accel.diagnostics import AccelError, warn
+from accel.dialect.accel_tile import AccelTile
+from accel.dialect.element_types import is_fp8
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import memref_info
+from accel.dialect.perf_config import PerfConfig
+from accel.migraphx import memrefs
+from accel.migraphx.boundary import Boundary
+from accel.migraphx.epilogue import Fused
+from accel.migraphx.shaped import ShapedType
+from accel.migraphx.tensor import Tensor
+from accel.migraphx.view import View
+from accel.migraphx.view_ops import pure_view
+
+DOTS = ("migraphx.dot", "migraphx.quant_dot")
+# Perf configs rocMLIR writes for kernels other than a GEMM (attention: `attn:` with
+# named fields) that MIGraphX may attach to a dot.
+NON_GEMM_CONFIG_PREFIXES = ("attn:",)
+
+
+def mx_scaled(op: ir.Operation) -> bool:
+    """Is `op` a quant_dot whose operands carry MX block scales? The translator
+    (accel.migraphx.translate) gives the scales after the operands, counted by
+    `operandSegmentSizes`."""
+    if op.name != "migraphx.quant_dot" or "operandSegmentSizes" not in op.attributes:
+        return False
+    sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+    return any(sizes[2:])
+
+
+def reject_mx_scaled(f: ir.Operation) -> None:
+    """One diagnostic for an MX-scaled quant_dot anywhere in `f`, before anything else
+    of the function is read (it decides that nothing of the function converts)."""
+    for block in f.regions[0].blocks:
+        for op in block.operations:
+            if mx_scaled(op.operation):
+                raise AccelError("MX-scaled 'migraphx.quant_dot' (operands 'scaled by' block "
+                                 "scales, e.g. MXFP4) is not supported by accel-from-migraphx",
+                                 op.location)
+
+
+def check_quant_types(op, a: str, b: str, out: str) -> None:
+    """quant_dot's types: signed i8 x i8 -> i32, or two fp8 formats (they may differ:
+    fp8 x bf8) -> f32. Which fp8 formats a chip has, accel.gemm's verifier says."""
+    if a in ("i8", "si8") and b in ("i8", "si8"):
+        want = ("i32", "si32")
+    elif is_fp8(a) and is_fp8(b):
+        want = ("f32",)
+    else:
+        raise AccelError(f"'migraphx.quant_dot' takes i8 x i8 or fp8 x fp8 operands, got "
+                         f"{a} x {b}", op.location)
+    if out not in want:
+        raise AccelError(f"'migraphx.quant_dot' of {a} x {b} yields {want[0]}, got {out}",
+                         op.location)
+
+
+def dot_config(op: ir.Operation, mma_kind: str) -> tuple[str | None, PerfConfig | None]:
+    """(text, value) of the dot's GEMM perf config, (None, None) without one."""
+    if "perf_config" not in op.attributes:
+        return None, None
+    if not isinstance(op.attributes["perf_config"], ir.StringAttr):
+        raise AccelError(f"'{op.name}' attribute 'perf_config' must be a string", op.location)
+    text = op.attributes["perf_config"].value
+    if text.startswith(NON_GEMM_CONFIG_PREFIXES):
+        # MIGraphX attaches a fused kernel's config (attention's) to each of its dots;
+        # it says nothing about this GEMM's tile, so one is chosen instead.
+        warn(f"perf config '{text}' is not a GEMM config; it is ignored and one is chosen",
+             op.location)
+        return None, None
+    try:
+        return text, PerfConfig.parse(text, mma_kind)
+    except AccelError as e:
+        raise AccelError(e.message, op.location) from None
+
+
+def accel_chain(shape6, g: int, d: int, k: int, transposed: bool) -> View:
+    """Seed 001's chain on a packed 6-D buffer: transpose [0,1,4,2,3,5], reshape to
+    [G, D, K] and, for B, transpose to [G, K, D]."""
+    view = View.contiguous(shape6).transpose([0, 1, 4, 2, 3, 5]).reshape([g, d, k])
+    return view.transpose([0, 2, 1]) if transposed else view
+
+
+def check_shape(op, shape, st: ShapedType) -> None:
+    if tuple(shape) != tuple(st.dims):
+        raise AccelError(f"result type {st} does not match the computed shape "
+                         f"[{', '.join(map(str, shape))}]", op.location)
+
+
+class DotLowering:
+    """Builds the accel.gemm of a dot for one function: its arch, where results go
+    (`boundary`), and how an operand is copied row-major (`materialize`)."""
+
+    def __init__(self, arch: str, mma_kind: str, boundary: Boundary, materialize) -> None:
+        self.arch = arch
+        self.mma_kind = mma_kind
+        self.boundary = boundary
+        self.materialize = materialize
+
+    def lower(self, op, ins: list[Tensor], out_st: ShapedType,
+              last: ir.Operation | None = None, fused: Fused | None = None,
+              views: list[ir.Operation] = ()) -> Tensor:
+        """accel.gemm for dot `op`; with `fused`, its epilogue up to chain op `last`,
+        through the chain's `views`."""
+        if len(ins) != 2:
+            raise AccelError(f"'{op.name}' takes two operands", op.location)
+        a, b = ins
+        (a_dims, b_dims) = (a.view.shape, b.view.shape)
+        for name, dims in (("A", a_dims), ("B", b_dims)):
+            if len(dims) < 2:
+                raise AccelError(f"dot operand {name} must have rank >= 2, got rank "
+                                 f"{len(dims)}", op.location)
+        if len(a_dims) != len(b_dims) or a_dims[:-2] != b_dims[:-2]:
+            raise AccelError(f"dot batch dimensions differ: A {list(a_dims)}, B {list(b_dims)}",
+                             op.location)
+        if op.name == "migraphx.quant_dot":
+            check_quant_types(op, a.st.elem, b.st.elem, out_st.elem)
+        elif a.st.elem != b.st.elem:
+            raise AccelError(f"dot operand element types differ: {a.st.elem} vs {b.st.elem}",
+                             op.location)
+        m, k = a_dims[-2:]
+        k2, n = b_dims[-2:]
+        if k != k2:
+            raise AccelError(f"dot reduction sizes differ: A has K={k}, B has K={k2}",
+                             op.location)
+        g = prod(a_dims[:-2])
+        if 0 in (g, m, n, k):  # the view algebra below divides by extents
+            raise AccelError(f"dot has a zero extent: A {list(a_dims)}, B {list(b_dims)}",
+                             op.location)
+        want = tuple(a_dims[:-2]) + (m, n)
+        check_shape(op, want, out_st)
+        config_text, config = dot_config(op, self.mma_kind)
+        a_mem, a_layout = self._operand(a, "A", g, m, k, config)
+        b_mem, b_layout = self._operand(b, "B", g, n, k, config)
+        elem_t = ir.Type.parse(fused.out_elem if fused else out_st.mlir_elem)
+        dest = self._destination(last or op, want, g, m, n, config, views)
+        if dest is None:
+            c_mem, c_layout = memrefs.alloc([g, m, n], elem_t), "row"
+        else:
+            c_mem, c_layout = dest
+        gemm = GemmOp.build(a_mem, b_mem, c_mem, arch=self.arch, a_layout=a_layout,
+                            b_layout=b_layout, c_layout=c_layout, perf_config=config_text,
+                            extras=fused.extras if fused else [],
+                            epilogue=(fused.program or "none") if fused else "none",
+                            epilogue_operands=fused.kinds if fused and fused.program else None,
+                            loc=op.location)
+        gemm.verify()
+        if c_layout == "row":
+            return Tensor(c_mem, View.contiguous([g, m, n]).reshape(want), out_st)
+        c_view = accel_chain(memref_info(c_mem)[0], g, m, n, False)
+        return Tensor(c_mem, c_view.reshape(want), out_st)
+
+    def _operand(self, t: Tensor, name: str, g: int, d: int, k: int,
+                 config: PerfConfig | None) -> tuple[ir.Value, str]:
+        """The memref and layout through which accel.gemm reads operand `t` in place,
+        else a row-major copy."""
+        plain = [g, d, k] if name == "A" else [g, k, d]
+        view = t.view.reshape(plain)
+        if view is not None:
+            swapped = [g, plain[2], plain[1]]
+            candidates = [("row", View.contiguous(plain), plain),
+                          ("transposed", View.contiguous(swapped).transpose([0, 2, 1]), swapped)]
+            if config is not None:
+                dpb = config.m_per_block if name == "A" else config.n_per_block
+                if d % dpb == 0 and k % config.k_per_block == 0:
+                    tile = AccelTile(dpb, config.kpack_per_block, config.kpack)
+                    shape6 = list(tile.shape(g, d, k))
+                    cand = accel_chain(shape6, g, d, k, transposed=name == "B")
+                    candidates.append(("accel", cand, shape6))
+            numel = prod(t.base_shape)
+            for layout, cand, shape in candidates:
+                if view.same_as(cand) and prod(shape) == numel:
+                    return memrefs.reshape(t.base, shape), layout
+        copy = self.materialize(t)
+        return memrefs.reshape(copy.base, plain), "row"
+
+    def _destination(self, op, want, g: int, m: int, n: int, config: PerfConfig | None,
+                     views: list[ir.Operation] = ()) -> tuple[ir.Value, str] | None:
+        """The out-parameter C is written into in place (and its layout), or None."""
+        if op not in self.boundary.destinations:
+            return None
+        r, chain = self.boundary.destinations[op]
+        chain = list(views) + chain
+        out, out_view, _ = self.boundary.outs[r]
+        candidates = [("row", View.contiguous([g, m, n]), [g, m, n])]
+        if config is not None and m % config.m_per_block == 0 and n % config.k_per_block == 0:
+            shape6 = list(AccelTile(config.m_per_block, config.kpack_per_block,
+                                    config.kpack).shape(g, m, n))
+            candidates.append(("accel", accel_chain(shape6, g, m, n, transposed=False), shape6))
+        numel = prod(memref_info(out)[0])
+        for layout, cand, shape in candidates:
+            view = cand.reshape(want)
+            for cop in chain:
+                if view is None:
+                    break
+                view = pure_view(cop, view)
+            if view is not None and view.same_as(out_view) and prod(shape) == numel:
+                self.boundary.written.add(r)
+                return memrefs.reshape(out, shape), layout
+        return None

@@ -1,0 +1,126 @@
+"""MIGraphX's data-movement-free ops (transpose, reshape, multibroadcast, broadcast,
+slice) read as views (accel.migraphx.view) of the value they take.
+
+A view op moves no data: its result is the operand's buffer under a composed view,
+folded into the addressing of whatever reads it. A reshape or slice the view algebra
+cannot express on the operand's view (it regroups across merged dimensions) returns
+None, and the caller copies the operand row-major first (accel.migraphx.copies).
+Errors (bad permutation, element count, axis) are raised at the op's location.
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+from accel.bindings import ir
+from accel.diagnostics import AccelError
+from accel.migraphx.shaped import ShapedType
+from accel.migraphx.tensor import Tensor
+from accel.migraphx.view import View
+
+# The views that only permute or regroup (no stride 0, no offset): what may sit between
+# a producer and `return` when the producer writes the out-parameter in place.
+PURE_VIEWS = ("migraphx.transpose", "migraphx.reshape")
+VIEW_OPS = PURE_VIEWS + ("migraphx.multibroadcast", "migraphx.broadcast", "migraphx.slice")
+
+
+def shaped(t: ir.Type) -> ShapedType | None:
+    return ShapedType.from_mlir(str(t))
+
+
+def int_list(op: ir.Operation, name: str) -> list[int]:
+    if name not in op.attributes or not isinstance(op.attributes[name], ir.ArrayAttr):
+        raise AccelError(f"'{op.name}' requires an integer array attribute '{name}'",
+                         op.location)
+    values = list(op.attributes[name])
+    if not all(isinstance(a, ir.IntegerAttr) for a in values):
+        raise AccelError(f"'{op.name}' attribute '{name}' must hold integers", op.location)
+    return [a.value for a in values]
+
+
+def transpose_view(op: ir.Operation, view: View) -> View:
+    perm = int_list(op, "permutation")
+    if sorted(perm) != list(range(view.rank)):
+        raise AccelError(f"permutation {perm} is not a permutation of the {view.rank} "
+                         f"dimensions of the operand", op.location)
+    return view.transpose(perm)
+
+
+def reshape_view(op: ir.Operation, view: View) -> View | None:
+    dims = int_list(op, "dims")
+    if min(dims, default=1) < 1:
+        raise AccelError(f"reshape dims {dims} must be positive", op.location)
+    if prod(dims) != prod(view.shape):
+        raise AccelError(f"reshape to {dims} changes the element count "
+                         f"({prod(view.shape)} -> {prod(dims)})", op.location)
+    return view.reshape(dims)
+
+
+def pure_view(op: ir.Operation, view: View) -> View | None:
+    """`view` through transpose or reshape `op`."""
+    return transpose_view(op, view) if op.name == "migraphx.transpose" else \
+        reshape_view(op, view)
+
+
+def multibroadcast(op: ir.Operation, t: Tensor) -> Tensor:
+    lens = int_list(op, "out_lens")
+    view = t.view.broadcast(lens)
+    if view is None:
+        raise AccelError(f"cannot broadcast shape {list(t.view.shape)} to {lens}",
+                         op.location)
+    return Tensor(t.base, view, shaped(op.results[0].type))
+
+
+def axis_broadcast(op: ir.Operation, t: Tensor) -> Tensor:
+    """MIGraphX broadcast: the operand's dimensions placed at `axis` of `out_lens`,
+    every other dimension repeated (stride 0)."""
+    lens = int_list(op, "out_lens")
+    axis = op.attributes["axis"].value if "axis" in op.attributes else 0
+    rank = t.view.rank
+    if not (0 <= axis <= len(lens) - rank) or list(t.view.shape) != lens[axis:axis + rank]:
+        raise AccelError(f"cannot broadcast shape {list(t.view.shape)} at axis {axis} to "
+                         f"{lens}", op.location)
+    dims = tuple(((n, 0),) if n != 1 else () for n in lens[:axis]) + t.view.dims + \
+        tuple(((n, 0),) if n != 1 else () for n in lens[axis + rank:])
+    return Tensor(t.base, View(dims, t.view.offset), shaped(op.results[0].type))
+
+
+def slice_view(op: ir.Operation, view: View) -> View | None:
+    axes, starts, ends = (int_list(op, a) for a in ("axes", "starts", "ends"))
+    if not len(axes) == len(starts) == len(ends):
+        raise AccelError("'migraphx.slice' needs as many starts and ends as axes",
+                         op.location)
+    for axis, start, end in zip(axes, starts, ends):
+        if axis < 0:
+            axis += view.rank
+        if not 0 <= axis < view.rank:
+            raise AccelError(f"slice axis {axis} is out of range for rank {view.rank}",
+                             op.location)
+        n = view.shape[axis]
+        # MIGraphX clamps like numpy: negative bounds count from the end.
+        lo, hi = (max(0, min(n, b + n if b < 0 else b)) for b in (start, end))
+        if lo >= hi:
+            raise AccelError(f"slice [{start}, {end}) of axis {axis} (extent {n}) is "
+                             f"empty", op.location)
+        view = view.slice(axis, lo, hi)
+        if view is None:
+            return None
+    return view
+
+
+def view_op(op: ir.Operation, t: Tensor, out_st: ShapedType, materialize) -> Tensor:
+    """`t` through view op `op` (one of VIEW_OPS); a reshape or slice that cannot
+    regroup `t`'s view reads a row-major copy, `materialize(t)`, instead."""
+    name = op.name
+    if name == "migraphx.multibroadcast":
+        return multibroadcast(op, t)
+    if name == "migraphx.broadcast":
+        return axis_broadcast(op, t)
+    if name == "migraphx.transpose":
+        return Tensor(t.base, transpose_view(op, t.view), out_st)
+    regroup = reshape_view if name == "migraphx.reshape" else slice_view
+    view = regroup(op, t.view)
+    if view is None:
+        t = materialize(t)
+        view = regroup(op, t.view)
+    return Tensor(t.base, view, out_st)

@@ -1,0 +1,108 @@
+"""The cost of split-K, and the choice of splitKFactor for a selected tile.
+
+A skinny, deep GEMM has few C tiles and a long K loop: 48 x 4096 x 4096 on gfx942 with
+the selector's tile gives a few hundred workgroups or fewer for 304 CUs, each walking
+all of K. Split-K (codegen/k_slices.py, codegen/split_k_reduce.py) runs S times the
+workgroups, each over K / S, and pays for it in traffic: the partial kernel writes S
+partial products of C in the accumulator type, the reduction kernel reads them back and
+writes C, and the reduction is one more kernel launch.
+
+The estimate of S slices, in microseconds:
+  partial    the cost model's estimate (tuning/cost_model.py) of the same tile on the
+             GEMM the partial kernel runs: a grid of G * S batches, ceil(K tiles / S)
+             k-tiles each, writing f32/i32. Fill, rounds, residency and the per-k-step
+             limits come from the model as for any GEMM, so a grid that already fills
+             the chip gains nothing and loses the traffic below.
+  reduction  S * G * M * N accumulator values read and G * M * N values of C written,
+             over the chip's DRAM bandwidth (the model's dram_bytes_per_clock: what
+             bounds a streaming kernel with no reuse), plus the partial kernel's own
+             write of the workspace, which the model's estimate counts only as C bytes
+             of the tile (tile_out), so it is added again here at DRAM bandwidth.
+  launch     LAUNCH_US for the second kernel.
+The selector's best tile is kept as it is unless some tile it ranked (every admissible
+mPerBlock x nPerBlock x kPerBlock: a tile too large to fill the chip alone may be the
+best one to split; of each, the wave split and MMA the selector ranked first) with some
+S in SLICES is estimated faster by more than GAIN (the model is not that
+precise below); S stays at most K's k-tiles (an empty slice computes zeros for
+nothing) and keeps the workspace below 2 GiB (32-bit offsets).
+"""
+
+from __future__ import annotations
+
+from accel.dialect.accel_tile import ceil_div
+from accel.dialect.element_types import ELEMENT_BYTES
+from accel.dialect.gemm_types import ACCUMULATOR
+from accel.dialect.perf_config import PerfConfig
+from accel.tuning import cost_model
+from accel.tuning.launch import Launch
+
+SLICES = (2, 4, 8, 16)
+# A kernel launch queued behind another on one stream: a few microseconds on ROCm
+# (assumed, not measured here: no GPU); it keeps split-K off small GEMMs.
+LAUNCH_US = 3.0
+# Split only for an estimated gain above 10%: the model's agreement with origami on
+# gfx942 is ~61-67% within 5% (cost_model's calibration), so smaller gains are noise.
+GAIN = 0.10
+WORKSPACE_LIMIT = 2**31
+
+
+def split_cost_us(terms: cost_model.ConfigTerms, in_type: str, out_type: str, shape,
+                  launch: Launch, slices: int) -> float:
+    """Estimated microseconds of the GEMM `shape` on the tile of `terms` (whose
+    one-kernel launch is `launch`) with splitKFactor `slices` (1: no split)."""
+    if slices == 1:
+        return cost_model.estimate_us(terms, out_type, launch)
+    acc = ACCUMULATOR[in_type]
+    kpb = terms.config.k_per_block
+    k_tiles = ceil_div(launch.padded[2], kpb)
+    gx, gy, gz = launch.grid
+    partial = Launch(launch.block_size, (gx, gy, gz * slices),
+                     (launch.padded[0], launch.padded[1], ceil_div(k_tiles, slices) * kpb))
+    partial_us = cost_model.estimate_us(terms, acc, partial)
+    values = shape.g * shape.m * shape.n
+    moved = values * (2 * slices * ELEMENT_BYTES[acc] + ELEMENT_BYTES[out_type])
+    p = terms.params
+    reduce_us = moved / p.dram_bytes_per_clock / (p.clock_ghz * 1e3)
+    return partial_us + reduce_us + LAUNCH_US
+
+
+def choose_split_k(selection) -> PerfConfig:
+    """The selection's best config, or the ranked tile and splitKFactor that
+    split_cost_us says is faster by more than GAIN."""
+    return split_choice(selection)[0]
+
+
+def split_choice(selection) -> tuple[PerfConfig, float, float]:
+    """(choose_split_k's config, its estimate, the unsplit best's estimate) in us."""
+    shape, in_type, out_type = selection.shape, selection.in_type, selection.out_type
+    best_prep, best_launch = selection.scored[0]
+    base = cost_model.estimate_us(best_prep.terms, out_type, best_launch)
+    acc_bytes = ELEMENT_BYTES[ACCUMULATOR[in_type]]
+    choice, choice_us = best_prep.config, base
+    for prep, launch in split_candidates(selection):
+        k_tiles = ceil_div(shape.k, prep.config.k_per_block)
+        for s in SLICES:
+            if s > k_tiles or shape.g * s * shape.m * shape.n * acc_bytes >= WORKSPACE_LIMIT:
+                break
+            us = split_cost_us(prep.terms, in_type, out_type, shape, launch, s)
+            if us < choice_us:
+                choice, choice_us = prep.config.replace(split_k=s), us
+    if choice.split_k > 1 and choice_us < base * (1 - GAIN):
+        return choice, choice_us, base
+    return best_prep.config, base, base
+
+
+
+def split_candidates(selection) -> list:
+    """(prepared config, launch) of each tile size the selection ranked, its first-ranked
+    variant: split-K changes a tile's grid and K walk, which its wave split and MMA do not
+    (91 tile sizes of 1000 ranked candidates for gfx942 4096^3: scoring them all took
+    18 ms against the selection's 7)."""
+    seen, out = set(), []
+    for prep, launch in selection.scored:
+        c = prep.config
+        key = (c.m_per_block, c.n_per_block, c.k_per_block)
+        if key not in seen:
+            seen.add(key)
+            out.append((prep, launch))
+    return out
