@@ -32,6 +32,7 @@ from math import gcd
 
 from accel.codegen.builder import Emitter, Value
 from accel.codegen.workgroup_tile import RowWindow
+from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.kernel_plan import OperandPlan
 
@@ -144,6 +145,13 @@ class OperandCopy:
             d = em.xor(d, self.row_key(em, em.add(em.div(d_local, 8), d_plus // 8)))
         outer = em.mul(em.div(k_local, kp), (self.d_per_block + self.slab_pad) * kp)
         return em.add(em.add(outer, em.mul(d, kp)), em.rem(k_local, kp))
+
+    def check_plan(self) -> None:
+        """AccelError if the plan asks what this copy cannot do."""
+        if self.plan.permute and not (self.transposing and ELEM_BITS[self.elem] == 16
+                                      and self.vector_width > 1):
+            raise AccelError(f"kernel plan: {self.name.lower()}_copy.permute needs a "
+                             f"transposing copy of 16-bit vectors")
 
     @property
     def transposing(self) -> bool:
@@ -286,6 +294,9 @@ class OperandCopy:
         # simulated write conflicts 16256 -> 8320 and 8000 -> 4032 clocks per
         # workgroup before the row swizzle took them to 0.
         kt = vector_type(kc, self.elem)
+        if self.plan.permute:
+            self._word_transpose(em, lds, lds_type, lds_base, d_local, k_local, vals)
+            return
         # Rows joined into one vector, then one shuffle per column j (Emitter.pick);
         # with v = 1 the rows are scalars, inserted one by one.
         rows = em.concat(list(vals), v, self.elem) if v > 1 else None
@@ -297,6 +308,33 @@ class OperandCopy:
                                 f" : {kt}")
                 for r, row in enumerate(vals):
                     col = em.assign(f"vector.insert {row}, {col} [{r}] : {self.elem} into {kt}")
+            # d_local is a multiple of v (v <= 8), or of 8: d_local % 8 + j % 8 < 8.
+            at = em.add(lds_base, self.lds_offset(em, d_local, k_local, j))
+            self._lds_store(em, col, lds, lds_type, at, kt)
+
+    def _word_transpose(self, em: Emitter, lds, lds_type, lds_base, d_local, k_local,
+                        vals) -> None:
+        """The register transpose of 16-bit rows (kc rows of v elements, v even) as
+        dword permutes: dword p of column j is half j % 2 of word j // 2 of row 2p, then
+        of row 2p + 1, one v_perm_b32 (llvm.amdgcn.perm). LLVM builds the same columns
+        from vector.shuffle (below) with v_mov_b16 and shifts on gfx11/gfx12 (plan
+        `permute`, passes/plan_kernel.py has the measurements)."""
+        v, kc = self.vector_width, self.unit_rows
+        wt = f"vector<{v // 2}xi32>"
+        words = [em.assign(f"vector.bitcast {x} : {vector_type(v, self.elem)} to {wt}")
+                 for x in vals]
+        # Selector bytes: 0-3 pick bytes of the second operand, 4-7 of the first.
+        halves = (em.const(0x05040100), em.const(0x07060302))   # low halves, high halves
+        col_t, kt = f"vector<{kc // 2}xi32>", vector_type(kc, self.elem)
+        for j in range(v):
+            dwords = []
+            for p in range(kc // 2):
+                lo, hi = (em.assign(f"vector.extract {words[r]}[{j // 2}] : i32 from {wt}")
+                          for r in (2 * p, 2 * p + 1))
+                dwords.append(em.assign(f'llvm.call_intrinsic "llvm.amdgcn.perm"({hi}, {lo}, '
+                                        f'{halves[j % 2]}) : (i32, i32, i32) -> i32'))
+            col = em.assign(f"vector.from_elements {', '.join(dwords)} : {col_t}")
+            col = em.assign(f"vector.bitcast {col} : {col_t} to {kt}")
             # d_local is a multiple of v (v <= 8), or of 8: d_local % 8 + j % 8 < 8.
             at = em.add(lds_base, self.lds_offset(em, d_local, k_local, j))
             self._lds_store(em, col, lds, lds_type, at, kt)

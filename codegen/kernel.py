@@ -221,6 +221,8 @@ def _build(gemm: GemmOp) -> GemmKernel:
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
         extras=extras)
+    for op in (kernel.a, kernel.b):
+        op.check_plan()
     if kernel.lds_bytes > arch.lds_bytes:
         raise AccelError(f"kernel plan needs {kernel.lds_bytes} bytes of LDS, more than the "
                          f"{arch.lds_bytes} of {arch.name}")

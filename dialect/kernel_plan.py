@@ -12,12 +12,14 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
   c_vector = 8                              elements per C store (and bias load)
   waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
   grid_group = 1                            M tiles per group of the grid order (1: plain)
-  a_copy = {ahead = true, k_chunk = 8, slab_pad = 1, swizzle = true, swizzle_bit = 0,
-            vector = 8}
+  a_copy = {ahead = true, k_chunk = 8, permute = false, slab_pad = 1, swizzle = true,
+            swizzle_bit = 0, vector = 8}
   b_copy = {...}
 
 per operand (`a_copy`, `b_copy`): the global load `vector` width in elements, `k_chunk`
 (K rows a transposing copy joins per thread; 1 when the copy does not transpose),
+whether it joins 16-bit K runs with dword byte `permute`s (v_perm_b32) rather than
+vector shuffles,
 whether LDS rows are XOR-`swizzle`d and by which `swizzle_bit` of d // 8, the
 `slab_pad` rows of padding after each kpack slab, and whether the tile is loaded a
 k-tile `ahead` (held in registers across the MMAs).
@@ -30,7 +32,7 @@ from dataclasses import dataclass, fields
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 
-_OPERAND_KEYS = ("ahead", "k_chunk", "slab_pad", "swizzle", "swizzle_bit", "vector")
+_OPERAND_KEYS = ("ahead", "k_chunk", "permute", "slab_pad", "swizzle", "swizzle_bit", "vector")
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class OperandPlan:
     """How one operand's tiles travel from global memory to LDS."""
     vector: int          # elements per global load
     k_chunk: int         # K rows one thread transposes at once (1: no transpose)
+    permute: bool        # the transpose joins 16-bit K runs with v_perm_b32
     swizzle: bool        # LDS rows XOR-swizzled (codegen/global_copy.py row_key)
     swizzle_bit: int     # the bit of d // 8 the swizzle maps to bank-slot bit 2
     slab_pad: int        # LDS rows of padding after each kpack slab

@@ -217,6 +217,13 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
         tile = d_per_block * k_per_block
         while k_chunk % 4 == 0 and tile // (vector * k_chunk) < config.block_size(arch.wave_size):
             k_chunk //= 2
+    # The transpose of 16-bit rows joins each dword of a K run with one byte permute
+    # (v_perm_b32) on RDNA, where LLVM builds it from vector shuffles with v_mov_b16 on
+    # register halves and shifts; on gfx942 it already selects one v_perm_b32 per dword
+    # from the shuffles (and the permutes cost it an s_waitcnt). Measured
+    # (bench_kernel_quality.py, B row-major, VALU in the main loop): gfx1100 128x256
+    # 48 -> 24, gfx1201 256x256 46 -> 22 (work share 0.192 -> 0.224, 0.308 -> 0.352).
+    permute = k_chunk > 1 and bits == 16 and vector > 1 and arch.mma_kind == "wmma"
     # Rows are swizzled only when a row (the kpack run of one d) is one 16-byte bank
     # slot, so every copy vector and fragment read stays inside a row. Padding each
     # slab by 8/P rows (1 when P >= 8, P = kpackPerBlock) puts a K-contiguous copy's
@@ -224,7 +231,7 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
     swizzle = kpack * bits == 128
     p = config.kpack_per_block
     slab_pad = (1 if p >= 8 else (8 // p) % 8) if swizzle else 0
-    return OperandPlan(vector=vector, k_chunk=k_chunk, swizzle=swizzle,
+    return OperandPlan(vector=vector, k_chunk=k_chunk, permute=permute, swizzle=swizzle,
                        swizzle_bit=mma.swizzle_bit, slab_pad=slab_pad,
                        ahead=loaded_ahead(vector, k_chunk, bits, config, arch))
 
