@@ -179,16 +179,15 @@ class OperandCopy:
         """How many values `load` returns (and `store` takes) per thread."""
         return self.rounds * self.unit_rows
 
-    def load(self, em: Emitter, tid: str, g: str, g_count: int, d_tile: str, k_tile: Value,
-             live: Value) -> list[tuple[str, str]]:
+    def load(self, em: Emitter, tid: str, g: str, g_count: int, d_tile: str,
+             k_tile: Value) -> list[tuple[str, str]]:
         """This thread's global loads of tile (g, d_tile, k_tile): (value, type) pairs
-        in unit order. When `live` is false (no such k-tile) every load reads 0."""
+        in unit order."""
         out = []
         for it in range(self.rounds):
             u, ok = self._unit(em, tid, it)
             # A thread past the last unit loads (a valid unit's address) as invalid.
-            out += self._unit_load(em, em.select(ok, u, 0), em.and_(ok, live), g, g_count,
-                                   d_tile, k_tile)
+            out += self._unit_load(em, em.select(ok, u, 0), ok, g, g_count, d_tile, k_tile)
         return out
 
     def store(self, em: Emitter, lds: str, lds_type: str, lds_base: Value, tid: str,
@@ -232,21 +231,45 @@ class OperandCopy:
         v, kc = self.vector_width, self.unit_rows
         d_local, k_local = self._unit_origin(em, u)
         vt = vector_type(v, self.elem)
+        origin = self._tile_origin(em, d_tile, k_tile)
         if self.layout == "accel":
             i = em.mul(u, v)
             kp, d_pb = self.kpack, self.d_per_block
-            idx = (em.select(valid, g, g_count), d_tile, k_tile, em.div(i, d_pb * kp),
+            tiles = (0, 0) if origin is not None else (d_tile, k_tile)
+            idx = (em.select(valid, g, g_count), *tiles, em.div(i, d_pb * kp),
                    em.rem(em.div(i, kp), d_pb), em.rem(i, kp))
-            return [(self._buffer_load(em, idx, vt), vt)]
+            return [(self._buffer_load(em, idx, vt, origin), vt)]
         if self.rows is not None:   # a row window indexes a one-batch [1, L, K] memref
             g, g_count = 0, 1
         out = []
         for r in range(kc):   # kc > 1 only for transposing copies: K rows
-            d, k, ok_dk = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile)
+            d, k, ok_dk = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile,
+                                       origin is not None)
             g_idx = em.select(em.and_(valid, ok_dk), g, g_count)
             idx = (g_idx, d, k) if self.d_first else (g_idx, k, d)
-            out.append((self._buffer_load(em, idx, vt), vt))
+            out.append((self._buffer_load(em, idx, vt, origin), vt))
         return out
+
+    def _tile_origin(self, em: Emitter, d_tile: str, k_tile: Value) -> Value | None:
+        """With plan `sgpr_offset`, the element offset of tile (d_tile, k_tile) within its
+        batch, else None. It is workgroup-uniform, so as the load's sgprOffset it stays
+        in an SGPR (soffset) and the per-thread voffset is loop-invariant: LLVM
+        otherwise adds the k-tile's offset to every load's VGPR address each k-tile.
+        An invalid vector stays out of range by its voffset alone (batch index G), as
+        gfx9 leaves soffset out of the range check."""
+        if not self.plan.sgpr_offset:
+            return None
+        strides = [1] * len(self.shape)
+        for i in range(len(self.shape) - 2, -1, -1):
+            strides[i] = strides[i + 1] * self.shape[i + 1]
+        if self.layout == "accel":
+            d_stride, k_stride = strides[1], strides[2]
+            return em.add(em.mul(d_tile, d_stride), em.mul(k_tile, k_stride))
+        d_stride, k_stride = (strides[1], strides[2]) if self.d_first else (strides[2], strides[1])
+        k_part = em.mul(k_tile, self.k_per_block * k_stride)
+        if self.rows is not None:   # the row window's base is not uniform: D stays per lane
+            return k_part
+        return em.add(em.mul(d_tile, self.d_per_block * d_stride), k_part)
 
     def _unit(self, em: Emitter, tid: str, it: int):
         """Unit index of this thread in round `it`, and whether it exists."""
@@ -339,8 +362,11 @@ class OperandCopy:
             at = em.add(lds_base, self.lds_offset(em, d_local, k_local, j))
             self._lds_store(em, col, lds, lds_type, at, kt)
 
-    def _coords(self, em: Emitter, d_local: Value, k_local: Value, d_tile, k_tile):
-        """Global (d, k) of a tile element and whether a vector there is valid."""
+    def _coords(self, em: Emitter, d_local: Value, k_local: Value, d_tile, k_tile,
+                tile_in_offset: bool):
+        """The (d, k) indices of a tile element, global or, when `tile_in_offset` (the
+        tile origin is the load's sgprOffset), tile-local (a row window's d stays
+        global), and whether a vector there is valid."""
         d = em.add(em.mul(d_tile, self.d_per_block), d_local)
         k = em.add(em.mul(k_tile, self.k_per_block), k_local)
         # A whole tile inside the extent needs no predicate on that side.
@@ -352,12 +378,15 @@ class OperandCopy:
             valid = em.and_(valid, em.lt(d, self.d_extent))
         if self.k_extent % self.k_per_block:
             valid = em.and_(valid, em.lt(k, self.k_extent))
-        return d, k, valid
+        if not tile_in_offset:
+            return d, k, valid
+        return (d if self.rows is not None else d_local), k_local, valid
 
-    def _buffer_load(self, em: Emitter, idx, vt: str) -> str:
+    def _buffer_load(self, em: Emitter, idx, vt: str, sgpr_offset: Value | None = None) -> str:
         names = ", ".join(em.v(x) for x in idx)
         i32s = ", ".join(["i32"] * len(idx))
-        return em.assign(f"amdgpu.raw_buffer_load {self.memref}[{names}] : "
+        soff = "" if sgpr_offset in (None, 0) else f" sgprOffset {em.v(sgpr_offset)}"
+        return em.assign(f"amdgpu.raw_buffer_load {self.memref}[{names}]{soff} : "
                          f"{self.memref_type}, {i32s} -> {vt}", self.name.lower())
 
     @staticmethod

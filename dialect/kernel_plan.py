@@ -32,7 +32,7 @@ from dataclasses import dataclass, fields
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 
-_OPERAND_KEYS = ("ahead", "k_chunk", "permute", "slab_pad", "swizzle", "swizzle_bit", "vector")
+_OPERAND_KEYS = ("ahead", "k_chunk", "permute", "sgpr_offset", "slab_pad", "swizzle", "swizzle_bit", "vector")
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class OperandPlan:
     vector: int          # elements per global load
     k_chunk: int         # K rows one thread transposes at once (1: no transpose)
     permute: bool        # the transpose joins 16-bit K runs with v_perm_b32
+    sgpr_offset: bool    # the tile's origin is the global loads' sgprOffset (soffset)
     swizzle: bool        # LDS rows XOR-swizzled (codegen/global_copy.py row_key)
     swizzle_bit: int     # the bit of d // 8 the swizzle maps to bank-slot bit 2
     slab_pad: int        # LDS rows of padding after each kpack slab

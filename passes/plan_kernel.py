@@ -224,6 +224,12 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
     # (bench_kernel_quality.py, B row-major, VALU in the main loop): gfx1100 128x256
     # 48 -> 24, gfx1201 256x256 46 -> 22 (work share 0.192 -> 0.224, 0.308 -> 0.352).
     permute = k_chunk > 1 and bits == 16 and vector > 1 and arch.mma_kind == "wmma"
+    # The tile's origin goes to the loads' soffset (codegen/global_copy.py
+    # _tile_origin), so each load's VGPR address is loop-invariant. Measured
+    # (bench_kernel_quality.py, B row-major, with the past-the-end k-tile clamped
+    # instead of masked: codegen/schedule.py clamped), main-loop VALU: gfx942 128x128
+    # 26 -> 19, gfx1100 128x256 24 -> 19, gfx1201 256x256 22 -> 19.
+    sgpr_offset = True
     # Rows are swizzled only when a row (the kpack run of one d) is one 16-byte bank
     # slot, so every copy vector and fragment read stays inside a row. Padding each
     # slab by 8/P rows (1 when P >= 8, P = kpackPerBlock) puts a K-contiguous copy's
@@ -231,7 +237,8 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
     swizzle = kpack * bits == 128
     p = config.kpack_per_block
     slab_pad = (1 if p >= 8 else (8 // p) % 8) if swizzle else 0
-    return OperandPlan(vector=vector, k_chunk=k_chunk, permute=permute, swizzle=swizzle,
+    return OperandPlan(vector=vector, k_chunk=k_chunk, permute=permute,
+                       sgpr_offset=sgpr_offset, swizzle=swizzle,
                        swizzle_bit=mma.swizzle_bit, slab_pad=slab_pad,
                        ahead=loaded_ahead(vector, k_chunk, bits, config, arch))
 

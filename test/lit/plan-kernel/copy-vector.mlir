@@ -32,3 +32,14 @@ func.func @transposed_i8(%a: memref<1x64x64xi8>, %b: memref<1x64x64xi8>, %c: mem
   "accel.gemm"(%a, %b, %c) {arch = "gfx1100", b_layout = "transposed", perf_config = "v4:32,32,4,16,16,16,16,1,1,2,0,0,1,1"} : (memref<1x64x64xi8>, memref<1x64x64xi8>, memref<1x64x64xi32>) -> ()
   return
 }
+
+// -----
+
+// Every operand's tile origin goes to its loads' sgprOffset (plan sgpr_offset).
+// CHECK-LABEL: func.func @tile_origin_in_soffset
+// CHECK: a_copy = {{[{][^}]*}}sgpr_offset = true
+// CHECK-SAME: b_copy = {{[{][^}]*}}sgpr_offset = true
+func.func @tile_origin_in_soffset(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
