@@ -158,7 +158,7 @@ class GemmKernel:
                        reps_m=reps_m, reps_n=reps_n, a_row=a_row, b_col=b_col,
                        k_lane=mma.k_base(em, lane, sup))
         copies = TileCopies(tiles=((tile_a, m_tile), (tile_b, n_tile)), tid=tid, batch=batch,
-                            g=self.g)
+                            g=self.g, load_wait_once=self.plan.load_wait_once)
         accs = k_tile_loop(em, self.buffers, self.plan.sched_barriers, self.k_tiles, copies,
                            step, accs, acc_t)
 

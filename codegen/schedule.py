@@ -31,6 +31,7 @@ class TileCopies:
     tid: str
     batch: str
     g: int
+    load_wait_once: bool  # plan load_wait_once: put waits for every staged load at once
 
     def fetch(self, em: Emitter, k_tile: Value) -> list[tuple[str, str]]:
         """Global loads of k-tile `k_tile` for the operands loaded ahead (plan `ahead`)."""
@@ -41,6 +42,10 @@ class TileCopies:
         """Store k-tile `k_tile` into LDS buffer `buf`: the fetched values, or (for
         operands not loaded ahead) a copy issued here."""
         at = 0
+        if staged and self.load_wait_once:
+            # PIN_LOADS keeps the register transpose of a row-major B below the wait.
+            em.line(LOAD_WAIT)
+            em.line(PIN_LOADS)
         for t, d_tile in self.tiles:
             base = em.mul(buf, t.op.lds_elems)
             if t.op.plan.ahead:
@@ -65,6 +70,8 @@ PIN_LOADS = "rocdl.sched.barrier none"
 # s_barrier). gpu.barrier is a workgroup fence besides, which waits for the global loads
 # in flight (vmcnt(0)) and invalidates the L0/L1 caches at every barrier.
 BARRIER = "amdgpu.lds_barrier"
+# All global loads issued so far are complete (s_waitcnt vmcnt(0) / s_wait_loadcnt 0).
+LOAD_WAIT = "amdgpu.memory_counter_wait load(0)"
 
 
 def clamped(em: Emitter, k_tile: Value, k_tiles: int) -> Value:

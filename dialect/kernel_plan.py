@@ -9,6 +9,8 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
   lds_buffers = 2                           LDS copies of the A and B tiles (2: double buffer)
   sched_barriers = true                     scheduling barriers keep the next k-tile's global
                                             loads ahead of the MMAs, its LDS stores after
+  load_wait_once = true                     the LDS stores of a loaded-ahead tile wait once
+                                            for all its loads (vmcnt(0)), not per load
   c_vector = 8                              elements per C store (and bias load)
   waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
   grid_group = 1                            M tiles per group of the grid order (1: plain)
@@ -88,6 +90,7 @@ class KernelPlan:
     k_steps_per_read: int
     lds_buffers: int
     sched_barriers: bool
+    load_wait_once: bool     # one wait for all loaded-ahead loads before their LDS stores
     c_vector: int
     waves_per_eu: int
     grid_group: int
@@ -100,7 +103,8 @@ class KernelPlan:
         op.attributes["mma"] = ir.StringAttr.get(self.mma)
         for name in _INT_KEYS:
             op.attributes[name] = ir.IntegerAttr.get(i64, getattr(self, name))
-        op.attributes["sched_barriers"] = ir.BoolAttr.get(self.sched_barriers)
+        for name in _BOOL_KEYS:
+            op.attributes[name] = ir.BoolAttr.get(getattr(self, name))
         op.attributes["a_copy"] = self.a.attribute()
         op.attributes["b_copy"] = self.b.attribute()
 
@@ -130,11 +134,13 @@ class KernelPlan:
             v = ints[name]
             if v < 1 or v & (v - 1):
                 raise AccelError(f"{name} must be a power of two, got {v}")
-        pin = op.attributes["sched_barriers"]
-        if not isinstance(pin, ir.BoolAttr):
-            raise AccelError("attribute 'sched_barriers' must be true or false")
-        return cls(symbol=strings["kernel_symbol"], mma=strings["mma"],
-                   sched_barriers=bool(pin.value),
+        bools = {}
+        for name in _BOOL_KEYS:
+            a = op.attributes[name]
+            if not isinstance(a, ir.BoolAttr):
+                raise AccelError(f"attribute '{name}' must be true or false")
+            bools[name] = bool(a.value)
+        return cls(symbol=strings["kernel_symbol"], mma=strings["mma"], **bools,
                    a=OperandPlan.read(op.attributes["a_copy"], "a_copy"),
                    b=OperandPlan.read(op.attributes["b_copy"], "b_copy"), **ints)
 
@@ -146,4 +152,6 @@ def _positive_or_zero(a: ir.Attribute, name: str) -> int:
 
 
 _INT_KEYS = ("k_steps_per_read", "lds_buffers", "c_vector", "waves_per_eu", "grid_group")
-PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS
+_BOOL_KEYS = ("sched_barriers", "load_wait_once")
+PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS \
+    + ("load_wait_once",)

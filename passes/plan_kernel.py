@@ -108,6 +108,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         lds_buffers=buffers,
         # Only loads issued a k-tile ahead have anything to be kept ahead of.
         sched_barriers=a.ahead or b.ahead,
+        load_wait_once=load_wait_once(a, b),
         c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout,
                           any("n" in kind for kind in extra_kinds)),
         # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
@@ -153,6 +154,7 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
         symbol=symbol, mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
+        load_wait_once=load_wait_once(a, b),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
         waves_per_eu=config.waves_per_eu, grid_group=1, a=a, b=b)
 
@@ -193,6 +195,17 @@ def lds_buffers(config: PerfConfig) -> int:
     the doubled loop costs compile time, median CPU time over bench_compile.py's 18
     kernels 82 -> 122 ms, so it is not the default."""
     return 2 if config.schedule_version == 2 else 1
+
+
+def load_wait_once(a: OperandPlan, b: OperandPlan) -> bool:
+    """Do the LDS stores of the loaded-ahead tiles wait once for all their loads?
+
+    The loads were issued a whole k-tile of MMAs before, so waiting for each one in
+    turn (LLVM's graded s_waitcnt vmcnt(N) before every store) buys no latency, only
+    instructions. Measured (bench_kernel_quality.py, main-loop waits, B transposed /
+    row-major): gfx942 128x128 16 -> 9 / 13 -> 9 (work share 0.496 -> 0.525 /
+    0.435 -> 0.448), gfx1201 256x256 23 -> 18 / 19 -> 18; load cover unchanged."""
+    return a.ahead or b.ahead
 
 
 def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int,

@@ -55,6 +55,9 @@ func.func @odd(%a: memref<1x64x160xf16>, %b: memref<1x160x48xf16>, %c: memref<1x
 // MMAs of t | barrier; the loaded values ride in the loop's iter_args.
 // CHECK-LABEL: func.func @single_buffer
 // CHECK: scf.for %{{.*}} = %c0_i32 to %c8_i32 step %c1_i32 iter_args({{.*}}) -> (vector<4xf32>, vector<8xf16>, vector<8xf16>, vector<8xf16>) : i32 {
+// The stores of the carried values wait once for all their loads (plan load_wait_once).
+// CHECK-NEXT: amdgpu.memory_counter_wait load(0)
+// CHECK-NEXT: rocdl.sched.barrier none
 // CHECK: vector.store
 // CHECK: amdgpu.lds_barrier
 // CHECK: rocdl.sched.barrier none
