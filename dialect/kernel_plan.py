@@ -11,6 +11,8 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
                                             loads ahead of the MMAs, its LDS stores after
   load_wait_once = true                     the LDS stores of a loaded-ahead tile wait once
                                             for all its loads (vmcnt(0)), not per load
+  lds_read_ahead = true                     the MMA fragments of each group of k-steps (one
+                                            read each) are read before the previous group's MMAs
   c_vector = 8                              elements per C store (and bias load)
   waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
   grid_group = 1                            M tiles per group of the grid order (1: plain)
@@ -91,6 +93,7 @@ class KernelPlan:
     lds_buffers: int
     sched_barriers: bool
     load_wait_once: bool     # one wait for all loaded-ahead loads before their LDS stores
+    lds_read_ahead: bool     # MMA fragments read one group of k-steps ahead
     c_vector: int
     waves_per_eu: int
     grid_group: int
@@ -152,6 +155,6 @@ def _positive_or_zero(a: ir.Attribute, name: str) -> int:
 
 
 _INT_KEYS = ("k_steps_per_read", "lds_buffers", "c_vector", "waves_per_eu", "grid_group")
-_BOOL_KEYS = ("sched_barriers", "load_wait_once")
+_BOOL_KEYS = ("sched_barriers", "load_wait_once", "lds_read_ahead")
 PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS \
-    + ("load_wait_once",)
+    + ("load_wait_once", "lds_read_ahead")

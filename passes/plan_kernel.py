@@ -109,6 +109,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         # Only loads issued a k-tile ahead have anything to be kept ahead of.
         sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
+        lds_read_ahead=lds_read_ahead(arch, a, b),
         c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout,
                           any("n" in kind for kind in extra_kinds)),
         # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
@@ -155,6 +156,7 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
+        lds_read_ahead=lds_read_ahead(arch, a, b),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
         waves_per_eu=config.waves_per_eu, grid_group=1, a=a, b=b)
 
@@ -195,6 +197,23 @@ def lds_buffers(config: PerfConfig) -> int:
     the doubled loop costs compile time, median CPU time over bench_compile.py's 18
     kernels 82 -> 122 ms, so it is not the default."""
     return 2 if config.schedule_version == 2 else 1
+
+
+def lds_read_ahead(arch: ArchInfo, a: OperandPlan, b: OperandPlan) -> bool:
+    """Are the MMA fragments of each group of k-steps read from LDS before the previous
+    group's MMAs (codegen/mma_step.py)? LLVM otherwise reads a group only after the
+    previous one's MMAs and waits twice in it (lgkmcnt(2), then 0).
+
+    On RDNA always. Measured (bench_kernel_quality.py, the large shapes, B row-major /
+    transposed): main-loop work share gfx1100 128x256 0.237 -> 0.244 / 0.281 -> 0.291,
+    gfx1201 256x256 0.383 -> 0.413 / 0.438 -> 0.478; VGPRs gfx1100 161 -> 209, gfx1201
+    223 -> 227. On gfx942 only when the accumulators fill the AGPRs (no tile is loaded
+    ahead, see loaded_ahead): there one wait per 16 k costs more than LLVM's seven per
+    eight groups (128x128, 0.448 -> 0.444 / 0.525 -> 0.520), but on the 256x256 tile
+    with 128x128 per wave LLVM then stops copying accumulators between AGPRs and VGPRs
+    around the MMAs: B transposed 1366 -> 521 instructions, 0.171 -> 0.394, scratch
+    20 -> 0 bytes (row-major 1703 -> 1528, scratch 20 -> 0)."""
+    return arch.mma_kind == "wmma" or not (a.ahead or b.ahead)
 
 
 def load_wait_once(a: OperandPlan, b: OperandPlan) -> bool:

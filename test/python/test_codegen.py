@@ -267,7 +267,8 @@ def test_invalid_config_is_refused():
 
 def test_kernel_is_a_loop_not_an_unrolled_tile():
     """A 256x256 tile stays loops over k-tiles and k-steps: only the per-wave MMA
-    repeats (and each thread's few copy units) are unrolled."""
+    repeats (and each thread's few copy units) are unrolled, and with plan
+    lds_read_ahead the last group of k-steps is peeled (the MMAs twice in the text)."""
     cfg = wave_config("gfx942", "f16", 256, 256, 4, 8, mn=32)
     ctx, module = gemm_module("gfx942", "f16", "f16", 1, 4096, 4096, 4096, "row", "row", cfg)
     with ctx:
@@ -276,7 +277,8 @@ def test_kernel_is_a_loop_not_an_unrolled_tile():
     reps_m, reps_n = kernel.reps
     sup = kernel.mma.super_step(cfg.k_per_block, cfg.kpack, 16)   # k-steps per LDS read
     assert sup == 2
-    assert text.count("amdgpu.mfma") == reps_m * reps_n * sup
+    assert kernel.plan.lds_read_ahead
+    assert text.count("amdgpu.mfma") == reps_m * reps_n * sup * 2
     assert text.count("scf.for") >= 2        # k-tiles, k-steps (and copies not held)
     assert text.count("unroll = <disable = true>") == 1   # on the k-tile loop
     assert len(text.splitlines()) < 2000

@@ -68,3 +68,23 @@ func.func @single_buffer(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c:
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf16>) -> ()
   return
 }
+
+// -----
+
+// Plan lds_read_ahead (RDNA): the fragments of k-step group 0 are read before the group
+// loop, each trip waits for its own reads, reads the next group and runs its MMAs; the
+// last group is peeled (K = 64 in kPerBlock 64: 4 groups, 3 trips).
+// CHECK-LABEL: func.func @read_ahead
+// CHECK: vector.load %arg{{.*}} : memref<{{.*}}, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c3_i32 step %c1_i32 iter_args(
+// CHECK-NEXT: amdgpu.memory_counter_wait ds(0)
+// CHECK: vector.load
+// CHECK: amdgpu.wmma
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amdgpu.memory_counter_wait ds(0)
+// CHECK: amdgpu.wmma
+func.func @read_ahead(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
