@@ -12,7 +12,9 @@ One LDS buffer (lds_buffers = 1, scheduleVersion 1): store t | barrier | load t+
 multiply t | barrier, the loaded values carried across the back edge. Two
 (lds_buffers = 2, scheduleVersion 2): load t+1 | multiply t | store t+1 into the other
 buffer | barrier: one barrier per k-tile, two k-tiles per trip of the loop. Either way
-the loads are issued before a k-tile's MMAs and waited for after all of them.
+the loads are issued before a k-tile's MMAs and waited for after all of them (once for
+all, with plan load_wait_once), and the load after the last k-tile is of the last one
+again (`clamped`).
 """
 
 from __future__ import annotations
