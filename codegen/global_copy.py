@@ -43,6 +43,13 @@ def vector_type(n: int, elem: str) -> str:
     return elem if n == 1 else f"vector<{n}x{elem}>"
 
 
+def permutable(elem: str, vector: int, k_chunk: int) -> bool:
+    """Can a transposing copy of `k_chunk` rows of `vector` elements join its K runs
+    with dword byte permutes (OperandCopy._word_transpose)? Whole dwords on both sides."""
+    per = 32 // ELEM_BITS[elem] if ELEM_BITS[elem] in (8, 16) else 0
+    return k_chunk > 1 and per > 0 and vector % per == 0 and k_chunk % per == 0
+
+
 def widest_vector(elem: str, *extents: int) -> int:
     """Largest power-of-two element count, at most 128 bits, dividing every extent."""
     v = 128 // ELEM_BITS[elem]
@@ -148,10 +155,11 @@ class OperandCopy:
 
     def check_plan(self) -> None:
         """AccelError if the plan asks what this copy cannot do."""
-        if self.plan.permute and not (self.transposing and ELEM_BITS[self.elem] == 16
-                                      and self.vector_width > 1):
+        if self.plan.permute and not permutable(self.elem, self.vector_width,
+                                                self.unit_rows):
             raise AccelError(f"kernel plan: {self.name.lower()}_copy.permute needs a "
-                             f"transposing copy of 16-bit vectors")
+                             f"transposing copy of whole dwords (16-bit vectors, or 8-bit "
+                             f"vectors of 4 and 4 K rows)")
 
     @property
     def transposing(self) -> bool:
@@ -337,25 +345,46 @@ class OperandCopy:
 
     def _word_transpose(self, em: Emitter, lds, lds_type, lds_base, d_local, k_local,
                         vals) -> None:
-        """The register transpose of 16-bit rows (kc rows of v elements, v even) as
-        dword permutes: dword p of column j is half j % 2 of word j // 2 of row 2p, then
-        of row 2p + 1, one v_perm_b32 (llvm.amdgcn.perm). LLVM builds the same columns
-        from vector.shuffle (below) with v_mov_b16 and shifts on gfx11/gfx12 (plan
-        `permute`, passes/plan_kernel.py has the measurements)."""
+        """The register transpose as dword byte permutes (v_perm_b32, llvm.amdgcn.perm):
+        kc rows of v elements become v columns of kc. 16-bit: dword p of column j is
+        half j % 2 of word j // 2 of rows 2p and 2p + 1, one permute. 8-bit: per four
+        rows and word, two permutes pair rows 0/1 and two rows 2/3 (bytes 0-1, 2-3 of
+        both interleaved), and one per column joins a pair of each: two per dword.
+        LLVM builds the same columns from vector.shuffle (below) with 16-bit register
+        moves and shifts on gfx11/gfx12, and byte by byte for 8-bit (plan `permute`,
+        passes/plan_kernel.py has the measurements)."""
         v, kc = self.vector_width, self.unit_rows
-        wt = f"vector<{v // 2}xi32>"
+        per = 32 // ELEM_BITS[self.elem]           # elements per dword: 2 or 4
+        wt = f"vector<{v // per}xi32>"
         words = [em.assign(f"vector.bitcast {x} : {vector_type(v, self.elem)} to {wt}")
                  for x in vals]
-        # Selector bytes: 0-3 pick bytes of the second operand, 4-7 of the first.
-        halves = (em.const(0x05040100), em.const(0x07060302))   # low halves, high halves
-        col_t, kt = f"vector<{kc // 2}xi32>", vector_type(kc, self.elem)
-        for j in range(v):
-            dwords = []
+
+        def word(r: int, w: int) -> str:
+            return em.assign(f"vector.extract {words[r]}[{w}] : i32 from {wt}")
+
+        def perm(first: str, second: str, sel: int) -> str:
+            # Selector bytes 0-3 pick bytes of `second`, 4-7 of `first`.
+            return em.assign(f'llvm.call_intrinsic "llvm.amdgcn.perm"({first}, {second}, '
+                             f'{em.const(sel)}) : (i32, i32, i32) -> i32')
+
+        halves = (0x05040100, 0x07060302)   # the low halves of both, the high halves
+        cols: list[list[str]] = [[] for _ in range(v)]
+        if per == 2:
             for p in range(kc // 2):
-                lo, hi = (em.assign(f"vector.extract {words[r]}[{j // 2}] : i32 from {wt}")
-                          for r in (2 * p, 2 * p + 1))
-                dwords.append(em.assign(f'llvm.call_intrinsic "llvm.amdgcn.perm"({hi}, {lo}, '
-                                        f'{halves[j % 2]}) : (i32, i32, i32) -> i32'))
+                for j in range(v):
+                    cols[j].append(perm(word(2 * p + 1, j // 2), word(2 * p, j // 2),
+                                        halves[j % 2]))
+        else:
+            pairs = (0x05010400, 0x07030602)   # bytes 0, 1 of both interleaved; 2, 3
+            for q in range(kc // 4):
+                for w in range(v // 4):
+                    r = [word(4 * q + i, w) for i in range(4)]
+                    low = [perm(r[1], r[0], sel) for sel in pairs]
+                    high = [perm(r[3], r[2], sel) for sel in pairs]
+                    for c in range(4):
+                        cols[4 * w + c].append(perm(high[c // 2], low[c // 2], halves[c % 2]))
+        col_t, kt = f"vector<{kc // per}xi32>", vector_type(kc, self.elem)
+        for j, dwords in enumerate(cols):
             col = em.assign(f"vector.from_elements {', '.join(dwords)} : {col_t}")
             col = em.assign(f"vector.bitcast {col} : {col_t} to {kt}")
             # d_local is a multiple of v (v <= 8), or of 8: d_local % 8 + j % 8 < 8.

@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass, replace
 
 from accel.bindings import ir
-from accel.codegen.global_copy import widest_vector
+from accel.codegen.global_copy import permutable, widest_vector
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.diagnostics import AccelError, located
 from accel.dialect.element_types import ELEMENT_BYTES
@@ -249,13 +249,15 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
         tile = d_per_block * k_per_block
         while k_chunk % 4 == 0 and tile // (vector * k_chunk) < config.block_size(arch.wave_size):
             k_chunk //= 2
-    # The transpose of 16-bit rows joins each dword of a K run with one byte permute
-    # (v_perm_b32) on RDNA, where LLVM builds it from vector shuffles with v_mov_b16 on
-    # register halves and shifts; on gfx942 it already selects one v_perm_b32 per dword
-    # from the shuffles (and the permutes cost it an s_waitcnt). Measured
-    # (bench_kernel_quality.py, B row-major, VALU in the main loop): gfx1100 128x256
-    # 48 -> 24, gfx1201 256x256 46 -> 22 (work share 0.192 -> 0.224, 0.308 -> 0.352).
-    permute = k_chunk > 1 and bits == 16 and vector > 1 and arch.mma_kind == "wmma"
+    # A transposing copy joins its K runs with dword byte permutes (v_perm_b32) where
+    # LLVM's own build from vector shuffles is longer: 16-bit rows on RDNA (v_mov_b16 on
+    # register halves and shifts; on gfx942 LLVM already selects one v_perm_b32 per
+    # dword, and the permutes cost it an s_waitcnt), 8-bit rows everywhere (byte by
+    # byte). Measured (bench_kernel_quality.py, B row-major, VALU in the main loop):
+    # f16 gfx1100 128x256 48 -> 24, gfx1201 256x256 46 -> 22 (work share 0.192 ->
+    # 0.224, 0.308 -> 0.352); i8 gfx1100 16x32 92 -> 32 (0.049 -> 0.078), gfx942
+    # 128x128 80 -> 32 (0.476 -> 0.579).
+    permute = permutable(elem, vector, k_chunk) and (bits == 8 or arch.mma_kind == "wmma")
     # The tile's origin goes to the loads' soffset (codegen/global_copy.py
     # _tile_origin), so each load's VGPR address is loop-invariant. Measured
     # (bench_kernel_quality.py, B row-major, with the past-the-end k-tile clamped

@@ -500,3 +500,24 @@ def test_double_buffer_odd_k_tiles(arch):
         (kernel,) = plan_and_lower(module)
     assert kernel.buffers == 2 and kernel.k_tiles == 5
     check(arch, "bf16", "f32", 1, 40, 70, 5 * 32 - 3, cfg=cfg)
+
+
+# ---- register transposes by byte permutes (plan permute) ----------------------------------
+@pytest.mark.parametrize("arch,cfg", [
+    ("gfx942", "v4:128,128,8,64,64,32,16,1,1,2,0,0,1,1"),
+    ("gfx1100", "v4:32,128,8,16,32,16,16,1,1,2,0,0,1,1"),
+    ("gfx1201", "v4:32,128,8,16,32,16,16,1,1,2,0,0,1,1"),
+])
+def test_byte_permute_transpose_of_8_bit_rows(arch, cfg):
+    """i8 B row-major with four K rows per thread: the transpose is two v_perm_b32 per
+    dword (plan permute), exact on a ragged shape with two k-tiles and an edge in each
+    of M, N and K."""
+    ctx, module = gemm_module(arch, "i8", "i32", 1, 77, 160, 200, "row", "row", config(cfg))
+    with ctx:
+        PlanKernel().run(module)
+        (gemm,) = [GemmOp(op) for op in module.body.operations[0].regions[0].blocks[0].operations
+                   if op.operation.name == GemmOp.OP_NAME]
+        b_copy = gemm.op.attributes["b_copy"]
+        assert ir.BoolAttr(b_copy["permute"]).value
+        assert ir.IntegerAttr(b_copy["k_chunk"]).value == 4
+    check(arch, "i8", "i32", 1, 77, 160, 200, a_layout="row", b_layout="row", cfg=config(cfg))

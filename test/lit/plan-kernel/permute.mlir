@@ -32,9 +32,20 @@ func.func @cdna3(%a: memref<1x256x256xf16>, %b: memref<1x256x256xf16>, %c: memre
 
 // -----
 
-// 8-bit rows (a dword holds four K values of one column) keep the shuffles.
+// 8-bit rows permute on every chip, four K rows at a time: a 128x128x128 i8 tile's B
+// (1024 vectors of 16) on 256 threads joins 4 rows (permute); a 64x64x128 one's (512
+// vectors) on 256 threads joins 2, whose 16-bit K runs are not whole dwords (no permute).
+// CHECK-LABEL: func.func @cdna3_i8
+// CHECK: b_copy = {{[{][^}]*}}k_chunk = 4 : i64, permute = true
+func.func @cdna3_i8(%a: memref<1x256x256xi8>, %b: memref<1x256x256xi8>, %c: memref<1x256x256xi32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:128,128,8,64,64,32,16,1,1,2,0,0,1,1"} : (memref<1x256x256xi8>, memref<1x256x256xi8>, memref<1x256x256xi32>) -> ()
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @rdna3_i8
-// CHECK: b_copy = {{[{][^}]*}}permute = false
+// CHECK: b_copy = {{[{][^}]*}}k_chunk = 2 : i64, permute = false
 func.func @rdna3_i8(%a: memref<1x256x256xi8>, %b: memref<1x256x256xi8>, %c: memref<1x256x256xi32>) {
   "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,16,16,16,1,1,2,0,0,1,1"} : (memref<1x256x256xi8>, memref<1x256x256xi8>, memref<1x256x256xi32>) -> ()
   return
