@@ -243,7 +243,8 @@ class OperandCopy:
         if self.layout == "accel":
             i = em.mul(u, v)
             kp, d_pb = self.kpack, self.d_per_block
-            tiles = (0, 0) if origin is not None else (d_tile, k_tile)
+            tiles = (0 if self._d_tile_in_offset else d_tile,
+                     0 if origin is not None else k_tile)
             idx = (em.select(valid, g, g_count), *tiles, em.div(i, d_pb * kp),
                    em.rem(em.div(i, kp), d_pb), em.rem(i, kp))
             return [(self._buffer_load(em, idx, vt, origin), vt)]
@@ -259,25 +260,32 @@ class OperandCopy:
         return out
 
     def _tile_origin(self, em: Emitter, d_tile: str, k_tile: Value) -> Value | None:
-        """With plan `sgpr_offset`, the element offset of tile (d_tile, k_tile) within its
-        batch, else None. It is workgroup-uniform, so as the load's sgprOffset it stays
-        in an SGPR (soffset) and the per-thread voffset is loop-invariant: LLVM
-        otherwise adds the k-tile's offset to every load's VGPR address each k-tile.
-        An invalid vector stays out of range by its voffset alone (batch index G), as
-        gfx9 leaves soffset out of the range check."""
-        if not self.plan.sgpr_offset:
+        """The element offset the loads take as sgprOffset (plan `sgpr_offset`): the
+        k-tile's within its rows ("k_tile"), or the D tile's added ("tile"; a row
+        window's D stays in the indices: its base is not uniform), else None. It is
+        workgroup-uniform, so it stays in an SGPR (soffset) and the per-thread voffset
+        is loop-invariant: LLVM otherwise adds the k-tile's offset to every load's VGPR
+        address each k-tile. An invalid vector stays out of range by its voffset alone
+        (batch index G), as gfx9 leaves soffset out of the range check."""
+        if self.plan.sgpr_offset == "none":
             return None
         strides = [1] * len(self.shape)
         for i in range(len(self.shape) - 2, -1, -1):
             strides[i] = strides[i + 1] * self.shape[i + 1]
         if self.layout == "accel":
-            d_stride, k_stride = strides[1], strides[2]
-            return em.add(em.mul(d_tile, d_stride), em.mul(k_tile, k_stride))
-        d_stride, k_stride = (strides[1], strides[2]) if self.d_first else (strides[2], strides[1])
-        k_part = em.mul(k_tile, self.k_per_block * k_stride)
-        if self.rows is not None:   # the row window's base is not uniform: D stays per lane
+            d_step, k_step = strides[1], strides[2]
+        else:
+            d_stride, k_stride = (strides[1], strides[2]) if self.d_first else \
+                (strides[2], strides[1])
+            d_step, k_step = self.d_per_block * d_stride, self.k_per_block * k_stride
+        k_part = em.mul(k_tile, k_step)
+        if not self._d_tile_in_offset:
             return k_part
-        return em.add(em.mul(d_tile, self.d_per_block * d_stride), k_part)
+        return em.add(em.mul(d_tile, d_step), k_part)
+
+    @property
+    def _d_tile_in_offset(self) -> bool:
+        return self.plan.sgpr_offset == "tile" and self.rows is None
 
     def _unit(self, em: Emitter, tid: str, it: int):
         """Unit index of this thread in round `it`, and whether it exists."""
@@ -393,9 +401,9 @@ class OperandCopy:
 
     def _coords(self, em: Emitter, d_local: Value, k_local: Value, d_tile, k_tile,
                 tile_in_offset: bool):
-        """The (d, k) indices of a tile element, global or, when `tile_in_offset` (the
-        tile origin is the load's sgprOffset), tile-local (a row window's d stays
-        global), and whether a vector there is valid."""
+        """The (d, k) indices of a tile element, global, or tile-local where the tile's
+        origin is the load's sgprOffset (`tile_in_offset`, see _tile_origin), and
+        whether a vector there is valid."""
         d = em.add(em.mul(d_tile, self.d_per_block), d_local)
         k = em.add(em.mul(k_tile, self.k_per_block), k_local)
         # A whole tile inside the extent needs no predicate on that side.
@@ -409,7 +417,7 @@ class OperandCopy:
             valid = em.and_(valid, em.lt(k, self.k_extent))
         if not tile_in_offset:
             return d, k, valid
-        return (d if self.rows is not None else d_local), k_local, valid
+        return (d_local if self._d_tile_in_offset else d), k_local, valid
 
     def _buffer_load(self, em: Emitter, idx, vt: str, sgpr_offset: Value | None = None) -> str:
         names = ", ".join(em.v(x) for x in idx)

@@ -16,14 +16,14 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
   c_vector = 8                              elements per C store (and bias load)
   waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
   grid_group = 1                            M tiles per group of the grid order (1: plain)
-  a_copy = {ahead = true, k_chunk = 8, permute = false, slab_pad = 1, swizzle = true,
-            swizzle_bit = 0, vector = 8}
+  a_copy = {ahead = true, k_chunk = 8, permute = false, sgpr_offset = "k_tile",
+            slab_pad = 1, swizzle = true, swizzle_bit = 0, vector = 8}
   b_copy = {...}
 
 per operand (`a_copy`, `b_copy`): the global load `vector` width in elements, `k_chunk`
 (K rows a transposing copy joins per thread; 1 when the copy does not transpose),
-whether it joins 16-bit K runs with dword byte `permute`s (v_perm_b32) rather than
-vector shuffles,
+whether it joins its K runs with dword byte `permute`s (v_perm_b32) rather than
+vector shuffles, what of the tile's origin its loads take as `sgpr_offset` (SGPR_OFFSETS),
 whether LDS rows are XOR-`swizzle`d and by which `swizzle_bit` of d // 8, the
 `slab_pad` rows of padding after each kpack slab, and whether the tile is loaded a
 k-tile `ahead` (held in registers across the MMAs).
@@ -36,6 +36,9 @@ from dataclasses import dataclass, fields
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 
+# The sgprOffset of an operand's global loads: nothing, the k-tile's offset, or the
+# whole tile's (D tile and k-tile).
+SGPR_OFFSETS = ("none", "k_tile", "tile")
 _OPERAND_KEYS = ("ahead", "k_chunk", "permute", "sgpr_offset", "slab_pad", "swizzle", "swizzle_bit", "vector")
 
 
@@ -44,8 +47,8 @@ class OperandPlan:
     """How one operand's tiles travel from global memory to LDS."""
     vector: int          # elements per global load
     k_chunk: int         # K rows one thread transposes at once (1: no transpose)
-    permute: bool        # the transpose joins 16-bit K runs with v_perm_b32
-    sgpr_offset: bool    # the tile's origin is the global loads' sgprOffset (soffset)
+    permute: bool        # the transpose joins K runs with v_perm_b32 byte permutes
+    sgpr_offset: str     # what of the tile's origin is the loads' sgprOffset (SGPR_OFFSETS)
     swizzle: bool        # LDS rows XOR-swizzled (codegen/global_copy.py row_key)
     swizzle_bit: int     # the bit of d // 8 the swizzle maps to bank-slot bit 2
     slab_pad: int        # LDS rows of padding after each kpack slab
@@ -57,7 +60,7 @@ class OperandPlan:
         for f in fields(self):
             v = getattr(self, f.name)
             values[f.name] = ir.BoolAttr.get(v) if isinstance(v, bool) else \
-                ir.IntegerAttr.get(i64, v)
+                ir.StringAttr.get(v) if isinstance(v, str) else ir.IntegerAttr.get(i64, v)
         return ir.DictAttr.get(values)
 
     @classmethod
@@ -75,6 +78,11 @@ class OperandPlan:
                 if not isinstance(a, ir.BoolAttr):
                     raise AccelError(f"'{name}.{f.name}' must be true or false")
                 values[f.name] = bool(a.value)
+            elif f.type == "str":
+                if not isinstance(a, ir.StringAttr) or a.value not in SGPR_OFFSETS:
+                    raise AccelError(f"'{name}.{f.name}' must be one of "
+                                     f"{', '.join(map(repr, SGPR_OFFSETS))}")
+                values[f.name] = a.value
             else:
                 values[f.name] = _positive_or_zero(a, f"{name}.{f.name}")
         plan = cls(**values)

@@ -258,12 +258,18 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
     # 0.224, 0.308 -> 0.352); i8 gfx1100 16x32 92 -> 32 (0.049 -> 0.078), gfx942
     # 128x128 80 -> 32 (0.476 -> 0.579).
     permute = permutable(elem, vector, k_chunk) and (bits == 8 or arch.mma_kind == "wmma")
-    # The tile's origin goes to the loads' soffset (codegen/global_copy.py
+    # The loads take the k-tile's offset as soffset (codegen/global_copy.py
     # _tile_origin), so each load's VGPR address is loop-invariant. Measured
-    # (bench_kernel_quality.py, B row-major, with the past-the-end k-tile clamped
+    # (bench_kernel_quality.py, B row-major, with the k-tile after the last clamped
     # instead of masked: codegen/schedule.py clamped), main-loop VALU: gfx942 128x128
-    # 26 -> 19, gfx1100 128x256 24 -> 19, gfx1201 256x256 22 -> 19.
-    sgpr_offset = True
+    # 26 -> 16, gfx1100 128x256 24 -> 16, gfx1201 256x256 22 -> 16 (only the permutes
+    # left). A tile loaded ahead keeps its D tile in the VGPR address (computed once:
+    # in the soffset it cost an s_or per operand per k-tile, work share gfx1100 128x256
+    # 0.244 -> 0.248); one copied inside the loop puts it in the soffset too, which
+    # keeps a VGPR per load free: gfx942 256x256 with 128x128 per wave, B transposed,
+    # spilled 136 bytes with the D tile in the VGPRs, none without.
+    ahead = loaded_ahead(vector, k_chunk, bits, config, arch)
+    sgpr_offset = "k_tile" if ahead else "tile"
     # Rows are swizzled only when a row (the kpack run of one d) is one 16-byte bank
     # slot, so every copy vector and fragment read stays inside a row. Padding each
     # slab by 8/P rows (1 when P >= 8, P = kpackPerBlock) puts a K-contiguous copy's
@@ -273,8 +279,7 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
     slab_pad = (1 if p >= 8 else (8 // p) % 8) if swizzle else 0
     return OperandPlan(vector=vector, k_chunk=k_chunk, permute=permute,
                        sgpr_offset=sgpr_offset, swizzle=swizzle,
-                       swizzle_bit=mma.swizzle_bit, slab_pad=slab_pad,
-                       ahead=loaded_ahead(vector, k_chunk, bits, config, arch))
+                       swizzle_bit=mma.swizzle_bit, slab_pad=slab_pad, ahead=ahead)
 
 
 def loaded_ahead(vector: int, k_chunk: int, bits: int, config: PerfConfig,

@@ -24,7 +24,7 @@
 // CHECK-NEXT: arith.remui %[[ENTRY]], %c3_i32 : i32
 // CHECK-NEXT: amdgpu.raw_buffer_load %arg4[%[[GROUP]]] : memref<4xi32>, i32 -> i32
 // The group is B's batch and the bias's: stacked B is read as [G, N, K].
-// CHECK: amdgpu.raw_buffer_load %arg1[%{{.*}}] sgprOffset %{{.*}} : memref<3x32x32xbf16>
+// CHECK: amdgpu.raw_buffer_load %arg1[%{{.*}}] : memref<3x32x32xbf16>
 // CHECK: amdgpu.raw_buffer_load %arg3[%{{.*}}] : memref<3x32xbf16>
 
 // The prep kernel: per-thread counts, a log2(256) = 8 step scan over two LDS buffers
