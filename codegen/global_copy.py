@@ -32,6 +32,7 @@ from math import gcd
 
 from accel.codegen.builder import Emitter, Value
 from accel.codegen.workgroup_tile import RowWindow
+from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.kernel_plan import OperandPlan
 
@@ -40,6 +41,13 @@ ELEM_BITS = {t: 8 * size for t, size in ELEMENT_BYTES.items()}
 
 def vector_type(n: int, elem: str) -> str:
     return elem if n == 1 else f"vector<{n}x{elem}>"
+
+
+def permutable(elem: str, vector: int, k_chunk: int) -> bool:
+    """Can a transposing copy of `k_chunk` rows of `vector` elements join its K runs
+    with dword byte permutes (OperandCopy._word_transpose)? Whole dwords on both sides."""
+    per = 32 // ELEM_BITS[elem] if ELEM_BITS[elem] in (8, 16) else 0
+    return k_chunk > 1 and per > 0 and vector % per == 0 and k_chunk % per == 0
 
 
 def widest_vector(elem: str, *extents: int) -> int:
@@ -145,6 +153,14 @@ class OperandCopy:
         outer = em.mul(em.div(k_local, kp), (self.d_per_block + self.slab_pad) * kp)
         return em.add(em.add(outer, em.mul(d, kp)), em.rem(k_local, kp))
 
+    def check_plan(self) -> None:
+        """AccelError if the plan asks what this copy cannot do."""
+        if self.plan.permute and not permutable(self.elem, self.vector_width,
+                                                self.unit_rows):
+            raise AccelError(f"kernel plan: {self.name.lower()}_copy.permute needs a "
+                             f"transposing copy of whole dwords (16-bit vectors, or 8-bit "
+                             f"vectors of 4 and 4 K rows)")
+
     @property
     def transposing(self) -> bool:
         """D contiguous in global memory but K contiguous (kpack runs) in LDS."""
@@ -171,16 +187,15 @@ class OperandCopy:
         """How many values `load` returns (and `store` takes) per thread."""
         return self.rounds * self.unit_rows
 
-    def load(self, em: Emitter, tid: str, g: str, g_count: int, d_tile: str, k_tile: Value,
-             live: Value) -> list[tuple[str, str]]:
+    def load(self, em: Emitter, tid: str, g: str, g_count: int, d_tile: str,
+             k_tile: Value) -> list[tuple[str, str]]:
         """This thread's global loads of tile (g, d_tile, k_tile): (value, type) pairs
-        in unit order. When `live` is false (no such k-tile) every load reads 0."""
+        in unit order."""
         out = []
         for it in range(self.rounds):
             u, ok = self._unit(em, tid, it)
             # A thread past the last unit loads (a valid unit's address) as invalid.
-            out += self._unit_load(em, em.select(ok, u, 0), em.and_(ok, live), g, g_count,
-                                   d_tile, k_tile)
+            out += self._unit_load(em, em.select(ok, u, 0), ok, g, g_count, d_tile, k_tile)
         return out
 
     def store(self, em: Emitter, lds: str, lds_type: str, lds_base: Value, tid: str,
@@ -224,21 +239,53 @@ class OperandCopy:
         v, kc = self.vector_width, self.unit_rows
         d_local, k_local = self._unit_origin(em, u)
         vt = vector_type(v, self.elem)
+        origin = self._tile_origin(em, d_tile, k_tile)
         if self.layout == "accel":
             i = em.mul(u, v)
             kp, d_pb = self.kpack, self.d_per_block
-            idx = (em.select(valid, g, g_count), d_tile, k_tile, em.div(i, d_pb * kp),
+            tiles = (0 if self._d_tile_in_offset else d_tile,
+                     0 if origin is not None else k_tile)
+            idx = (em.select(valid, g, g_count), *tiles, em.div(i, d_pb * kp),
                    em.rem(em.div(i, kp), d_pb), em.rem(i, kp))
-            return [(self._buffer_load(em, idx, vt), vt)]
+            return [(self._buffer_load(em, idx, vt, origin), vt)]
         if self.rows is not None:   # a row window indexes a one-batch [1, L, K] memref
             g, g_count = 0, 1
         out = []
         for r in range(kc):   # kc > 1 only for transposing copies: K rows
-            d, k, ok_dk = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile)
+            d, k, ok_dk = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile,
+                                       origin is not None)
             g_idx = em.select(em.and_(valid, ok_dk), g, g_count)
             idx = (g_idx, d, k) if self.d_first else (g_idx, k, d)
-            out.append((self._buffer_load(em, idx, vt), vt))
+            out.append((self._buffer_load(em, idx, vt, origin), vt))
         return out
+
+    def _tile_origin(self, em: Emitter, d_tile: str, k_tile: Value) -> Value | None:
+        """The element offset the loads take as sgprOffset (plan `sgpr_offset`): the
+        k-tile's within its rows ("k_tile"), or the D tile's added ("tile"; a row
+        window's D stays in the indices: its base is not uniform), else None. It is
+        workgroup-uniform, so it stays in an SGPR (soffset) and the per-thread voffset
+        is loop-invariant: LLVM otherwise adds the k-tile's offset to every load's VGPR
+        address each k-tile. An invalid vector stays out of range by its voffset alone
+        (batch index G), as gfx9 leaves soffset out of the range check."""
+        if self.plan.sgpr_offset == "none":
+            return None
+        strides = [1] * len(self.shape)
+        for i in range(len(self.shape) - 2, -1, -1):
+            strides[i] = strides[i + 1] * self.shape[i + 1]
+        if self.layout == "accel":
+            d_step, k_step = strides[1], strides[2]
+        else:
+            d_stride, k_stride = (strides[1], strides[2]) if self.d_first else \
+                (strides[2], strides[1])
+            d_step, k_step = self.d_per_block * d_stride, self.k_per_block * k_stride
+        k_part = em.mul(k_tile, k_step)
+        if not self._d_tile_in_offset:
+            return k_part
+        return em.add(em.mul(d_tile, d_step), k_part)
+
+    @property
+    def _d_tile_in_offset(self) -> bool:
+        return self.plan.sgpr_offset == "tile" and self.rows is None
 
     def _unit(self, em: Emitter, tid: str, it: int):
         """Unit index of this thread in round `it`, and whether it exists."""
@@ -286,6 +333,9 @@ class OperandCopy:
         # simulated write conflicts 16256 -> 8320 and 8000 -> 4032 clocks per
         # workgroup before the row swizzle took them to 0.
         kt = vector_type(kc, self.elem)
+        if self.plan.permute:
+            self._word_transpose(em, lds, lds_type, lds_base, d_local, k_local, vals)
+            return
         # Rows joined into one vector, then one shuffle per column j (Emitter.pick);
         # with v = 1 the rows are scalars, inserted one by one.
         rows = em.concat(list(vals), v, self.elem) if v > 1 else None
@@ -301,8 +351,59 @@ class OperandCopy:
             at = em.add(lds_base, self.lds_offset(em, d_local, k_local, j))
             self._lds_store(em, col, lds, lds_type, at, kt)
 
-    def _coords(self, em: Emitter, d_local: Value, k_local: Value, d_tile, k_tile):
-        """Global (d, k) of a tile element and whether a vector there is valid."""
+    def _word_transpose(self, em: Emitter, lds, lds_type, lds_base, d_local, k_local,
+                        vals) -> None:
+        """The register transpose as dword byte permutes (v_perm_b32, llvm.amdgcn.perm):
+        kc rows of v elements become v columns of kc. 16-bit: dword p of column j is
+        half j % 2 of word j // 2 of rows 2p and 2p + 1, one permute. 8-bit: per four
+        rows and word, two permutes pair rows 0/1 and two rows 2/3 (bytes 0-1, 2-3 of
+        both interleaved), and one per column joins a pair of each: two per dword.
+        LLVM builds the same columns from vector.shuffle (below) with 16-bit register
+        moves and shifts on gfx11/gfx12, and byte by byte for 8-bit (plan `permute`,
+        passes/plan_kernel.py has the measurements)."""
+        v, kc = self.vector_width, self.unit_rows
+        per = 32 // ELEM_BITS[self.elem]           # elements per dword: 2 or 4
+        wt = f"vector<{v // per}xi32>"
+        words = [em.assign(f"vector.bitcast {x} : {vector_type(v, self.elem)} to {wt}")
+                 for x in vals]
+
+        def word(r: int, w: int) -> str:
+            return em.assign(f"vector.extract {words[r]}[{w}] : i32 from {wt}")
+
+        def perm(first: str, second: str, sel: int) -> str:
+            # Selector bytes 0-3 pick bytes of `second`, 4-7 of `first`.
+            return em.assign(f'llvm.call_intrinsic "llvm.amdgcn.perm"({first}, {second}, '
+                             f'{em.const(sel)}) : (i32, i32, i32) -> i32')
+
+        halves = (0x05040100, 0x07060302)   # the low halves of both, the high halves
+        cols: list[list[str]] = [[] for _ in range(v)]
+        if per == 2:
+            for p in range(kc // 2):
+                for j in range(v):
+                    cols[j].append(perm(word(2 * p + 1, j // 2), word(2 * p, j // 2),
+                                        halves[j % 2]))
+        else:
+            pairs = (0x05010400, 0x07030602)   # bytes 0, 1 of both interleaved; 2, 3
+            for q in range(kc // 4):
+                for w in range(v // 4):
+                    r = [word(4 * q + i, w) for i in range(4)]
+                    low = [perm(r[1], r[0], sel) for sel in pairs]
+                    high = [perm(r[3], r[2], sel) for sel in pairs]
+                    for c in range(4):
+                        cols[4 * w + c].append(perm(high[c // 2], low[c // 2], halves[c % 2]))
+        col_t, kt = f"vector<{kc // per}xi32>", vector_type(kc, self.elem)
+        for j, dwords in enumerate(cols):
+            col = em.assign(f"vector.from_elements {', '.join(dwords)} : {col_t}")
+            col = em.assign(f"vector.bitcast {col} : {col_t} to {kt}")
+            # d_local is a multiple of v (v <= 8), or of 8: d_local % 8 + j % 8 < 8.
+            at = em.add(lds_base, self.lds_offset(em, d_local, k_local, j))
+            self._lds_store(em, col, lds, lds_type, at, kt)
+
+    def _coords(self, em: Emitter, d_local: Value, k_local: Value, d_tile, k_tile,
+                tile_in_offset: bool):
+        """The (d, k) indices of a tile element, global, or tile-local where the tile's
+        origin is the load's sgprOffset (`tile_in_offset`, see _tile_origin), and
+        whether a vector there is valid."""
         d = em.add(em.mul(d_tile, self.d_per_block), d_local)
         k = em.add(em.mul(k_tile, self.k_per_block), k_local)
         # A whole tile inside the extent needs no predicate on that side.
@@ -314,12 +415,15 @@ class OperandCopy:
             valid = em.and_(valid, em.lt(d, self.d_extent))
         if self.k_extent % self.k_per_block:
             valid = em.and_(valid, em.lt(k, self.k_extent))
-        return d, k, valid
+        if not tile_in_offset:
+            return d, k, valid
+        return (d_local if self._d_tile_in_offset else d), k_local, valid
 
-    def _buffer_load(self, em: Emitter, idx, vt: str) -> str:
+    def _buffer_load(self, em: Emitter, idx, vt: str, sgpr_offset: Value | None = None) -> str:
         names = ", ".join(em.v(x) for x in idx)
         i32s = ", ".join(["i32"] * len(idx))
-        return em.assign(f"amdgpu.raw_buffer_load {self.memref}[{names}] : "
+        soff = "" if sgpr_offset in (None, 0) else f" sgprOffset {em.v(sgpr_offset)}"
+        return em.assign(f"amdgpu.raw_buffer_load {self.memref}[{names}]{soff} : "
                          f"{self.memref_type}, {i32s} -> {vt}", self.name.lower())
 
     @staticmethod

@@ -43,9 +43,9 @@ class SliceCopies:
         return kt, replace(self.copies, batch=em.select(inside, self.copies.batch,
                                                         self.copies.g))
 
-    def fetch(self, em: Emitter, k_tile: Value, live: Value) -> list[tuple[str, str]]:
+    def fetch(self, em: Emitter, k_tile: Value) -> list[tuple[str, str]]:
         kt, copies = self._at(em, k_tile)
-        return copies.fetch(em, kt, live)
+        return copies.fetch(em, kt)
 
     def put(self, em: Emitter, k_tile: Value, buf: Value, staged: list[str]) -> None:
         kt, copies = self._at(em, k_tile)

@@ -170,9 +170,9 @@ class GemmKernel:
         tile_b = LdsTile(self.b, "%lds_b", lds_b_t)
         step = MmaStep(mma=mma, a=tile_a, b=tile_b, k_per_block=cfg.k_per_block, k_steps_per_read=sup,
                        reps_m=reps_m, reps_n=reps_n, a_row=a_row, b_col=b_col,
-                       k_lane=mma.k_base(em, lane, sup))
+                       k_lane=mma.k_base(em, lane, sup), read_ahead=self.plan.lds_read_ahead)
         copies = TileCopies(tiles=((tile_a, m_tile), (tile_b, n_tile)), tid=tid, batch=batch,
-                            g=self.g)
+                            g=self.g, load_wait_once=self.plan.load_wait_once)
         k_tiles = self.k_tiles
         if self.split_k is not None:
             copies = slice_copies(copies, first_k_tile, self.k_tiles, self.split_k)
@@ -239,6 +239,8 @@ def _build(gemm: GemmOp) -> GemmKernel:
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
         extras=extras)
+    for op in (kernel.a, kernel.b):
+        op.check_plan()
     kernel = split_k_kernels(kernel, SplitKPlan.read(gemm.op))
     if kernel.lds_bytes > arch.lds_bytes:
         raise AccelError(f"kernel plan needs {kernel.lds_bytes} bytes of LDS, more than the "

@@ -3,7 +3,8 @@
 A wave computes (mPerWave/m) x (nPerWave/n) MMA tiles. Over a k-tile it walks
 kPerBlock in k-steps of the instruction's K; one LDS read per operand repeat serves
 `k_steps_per_read` consecutive k-steps (the plan's, MmaLayout.super_step), whose
-fragments are slices of that read. The k-step loop is an scf.for that LLVM unrolls.
+fragments are slices of that read: a group. The group loop is an scf.for that LLVM
+unrolls; with plan `lds_read_ahead` it carries the next group's fragments.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from accel.codegen.builder import Emitter, Value
 from accel.codegen.global_copy import OperandCopy, lds_fragment
 from accel.codegen.loops import counted_loop
 from accel.codegen.mma import MmaLayout
+
+# Every LDS access issued so far is complete (s_waitcnt lgkmcnt(0) / s_wait_dscnt 0).
+LDS_WAIT = "amdgpu.memory_counter_wait ds(0)"
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,7 @@ class MmaStep:
     a_row: Value         # lane's A row within its wave's first MMA tile (wave offset added)
     b_col: Value         # lane's B column, likewise
     k_lane: Value        # lane's first K within a read (MmaLayout.k_base)
+    read_ahead: bool     # plan lds_read_ahead: group ks+1 is read before group ks's MMAs
 
     def emit(self, em: Emitter, buf: Value, accs: list[str]) -> list[str]:
         """Multiply the k-tile in LDS buffer `buf` into `accs`; returns the new ones."""
@@ -45,12 +50,16 @@ class MmaStep:
         base_a, base_b = em.mul(buf, self.a.op.lds_elems), em.mul(buf, self.b.op.lds_elems)
         r_len, run = mma.instr.a_len, mma.instr.a_len * sup
 
-        def one_step(ks, accs_now):
+        def reads(ks: Value) -> list[str]:
+            """The A then B fragment runs of k-step group `ks`, from LDS."""
             k0 = em.add(em.mul(ks, mma.k * sup), self.k_lane)
-            a_runs = [lds_fragment(em, self.a.op, self.a.buffer, self.a.buffer_type, base_a,
-                                   self.a_row, r * mma.m, k0, run) for r in range(reps_m)]
-            b_runs = [lds_fragment(em, self.b.op, self.b.buffer, self.b.buffer_type, base_b,
-                                   self.b_col, c * mma.n, k0, run) for c in range(reps_n)]
+            return ([lds_fragment(em, self.a.op, self.a.buffer, self.a.buffer_type, base_a,
+                                  self.a_row, r * mma.m, k0, run) for r in range(reps_m)]
+                    + [lds_fragment(em, self.b.op, self.b.buffer, self.b.buffer_type, base_b,
+                                    self.b_col, c * mma.n, k0, run) for c in range(reps_n)])
+
+        def mmas(runs: list[str], accs_now: list[str]) -> list[str]:
+            a_runs, b_runs = runs[:reps_m], runs[reps_m:]
             for s in range(sup):
                 a_frags = [em.slice(x, run, s * r_len, r_len, self.a.op.elem) for x in a_runs]
                 b_frags = [em.slice(x, run, s * r_len, r_len, self.b.op.elem) for x in b_runs]
@@ -59,6 +68,26 @@ class MmaStep:
                             for r in range(reps_m) for c in range(reps_n)]
             return accs_now
 
-        if steps == 1:
-            return one_step(0, accs)
-        return counted_loop(em, steps, [(x, mma.acc_type()) for x in accs], one_step, "ks")
+        acc_types = [(x, mma.acc_type()) for x in accs]
+        if not self.read_ahead:
+            if steps == 1:
+                return mmas(reads(0), accs)
+            return counted_loop(em, steps, acc_types, lambda ks, a: mmas(reads(ks), a), "ks")
+        # Plan lds_read_ahead: the fragments of group ks+1 are read before the MMAs of
+        # group ks, which wait once for their own reads (LDS_WAIT) and run while the
+        # next ones are in flight. The last group is peeled, so nothing is read twice.
+        n_acc = len(accs)
+        runs = reads(0)
+        run_types = [(x, f"vector<{run}x{t.op.elem}>")
+                     for x, t in zip(runs, [self.a] * reps_m + [self.b] * reps_n)]
+
+        def ahead(ks, carried):
+            em.line(LDS_WAIT)
+            nxt = reads(em.add(ks, 1))
+            return mmas(carried[n_acc:], carried[:n_acc]) + nxt
+
+        carried = accs + runs
+        if steps > 1:
+            carried = counted_loop(em, steps - 1, acc_types + run_types, ahead, "ks")
+        em.line(LDS_WAIT)
+        return mmas(carried[n_acc:], carried[:n_acc])

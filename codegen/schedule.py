@@ -12,7 +12,9 @@ One LDS buffer (lds_buffers = 1, scheduleVersion 1): store t | barrier | load t+
 multiply t | barrier, the loaded values carried across the back edge. Two
 (lds_buffers = 2, scheduleVersion 2): load t+1 | multiply t | store t+1 into the other
 buffer | barrier: one barrier per k-tile, two k-tiles per trip of the loop. Either way
-the loads are issued before a k-tile's MMAs and waited for after all of them.
+the loads are issued before a k-tile's MMAs and waited for after all of them (once for
+all, with plan load_wait_once), and the load after the last k-tile is of the last one
+again (`clamped`).
 """
 
 from __future__ import annotations
@@ -31,18 +33,21 @@ class TileCopies:
     tid: str
     batch: str
     g: int
+    load_wait_once: bool  # plan load_wait_once: put waits for every staged load at once
 
-    def fetch(self, em: Emitter, k_tile: Value, live: Value) -> list[tuple[str, str]]:
+    def fetch(self, em: Emitter, k_tile: Value) -> list[tuple[str, str]]:
         """Global loads of k-tile `k_tile` for the operands loaded ahead (plan `ahead`)."""
-        if live == 0:
-            return []
         return [x for t, d_tile in self.tiles if t.op.plan.ahead
-                for x in t.op.load(em, self.tid, self.batch, self.g, d_tile, k_tile, live)]
+                for x in t.op.load(em, self.tid, self.batch, self.g, d_tile, k_tile)]
 
     def put(self, em: Emitter, k_tile: Value, buf: Value, staged: list[str]) -> None:
         """Store k-tile `k_tile` into LDS buffer `buf`: the fetched values, or (for
         operands not loaded ahead) a copy issued here."""
         at = 0
+        if staged and self.load_wait_once:
+            # PIN_LOADS keeps the register transpose of a row-major B below the wait.
+            em.line(LOAD_WAIT)
+            em.line(PIN_LOADS)
         for t, d_tile in self.tiles:
             base = em.mul(buf, t.op.lds_elems)
             if t.op.plan.ahead:
@@ -67,6 +72,20 @@ PIN_LOADS = "rocdl.sched.barrier none"
 # s_barrier). gpu.barrier is a workgroup fence besides, which waits for the global loads
 # in flight (vmcnt(0)) and invalidates the L0/L1 caches at every barrier.
 BARRIER = "amdgpu.lds_barrier"
+# All global loads issued so far are complete (s_waitcnt vmcnt(0) / s_wait_loadcnt 0).
+LOAD_WAIT = "amdgpu.memory_counter_wait load(0)"
+
+
+def clamped(em: Emitter, k_tile: Value, k_tiles: int) -> Value:
+    """The k-tile to load for `k_tile`, which may be one past the last: the last one
+    again. Its values are never used (the loop's final carried values, or a store into
+    a buffer nothing reads again), and every load stays inside its operand, which a
+    tile origin in soffset (plan `sgpr_offset`) needs: gfx9 leaves soffset out of the
+    range check. One scalar s_min_u32 per k-tile; masking each load (batch index G,
+    as the edges are) cost a VALU op per load address per k-tile."""
+    if isinstance(k_tile, int):
+        return min(k_tile, k_tiles - 1)
+    return em.assign(f"arith.minui {k_tile}, {em.const(k_tiles - 1)} : i32")
 
 
 def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int,
@@ -81,20 +100,20 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
             em.line(PIN_LOADS)
 
     if lds_buffers == 2:
-        copies.put(em, 0, 0, [x for x, _ in copies.fetch(em, 0, 1)])
+        copies.put(em, 0, 0, [x for x, _ in copies.fetch(em, 0)])
         em.line(BARRIER)
 
         def tile(kt: Value, buf: int, accs_in: list[str]) -> list[str]:
             # Tile kt is in buffer `buf`. Tile kt+1 is loaded first, multiplied under,
             # and stored into the other buffer, whose readers all passed the previous
-            # barrier. After the last k-tile of an even count the store writes zeros
-            # (its loads are masked) into a buffer nothing reads again: no branch, so
+            # barrier. After the last k-tile of an even count the store writes the
+            # last tile again (clamped) into a buffer nothing reads again: no branch, so
             # the loop stays one basic block for LLVM's scheduler.
             nxt = em.add(kt, 1)
-            more = em.lt(nxt, k_tiles)
-            if more == 0:   # known to be the last k-tile
+            if isinstance(nxt, int) and nxt >= k_tiles:   # known to be the last k-tile
                 return step.emit(em, buf, accs_in)
-            staged = [x for x, _ in copies.fetch(em, nxt, more)]
+            nxt = clamped(em, nxt, k_tiles)
+            staged = [x for x, _ in copies.fetch(em, nxt)]
             pin()
             out = step.emit(em, buf, accs_in)
             pin()
@@ -114,13 +133,13 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
             # The last k-tile of an odd count, in buffer 0: nothing left to load.
             accs = step.emit(em, 0, accs)
         return accs
-    staged = copies.fetch(em, 0, 1)
+    staged = copies.fetch(em, 0)
 
     def body(kt, carried):
         copies.put(em, kt, 0, carried[n_acc:])
         em.line(BARRIER)
         nxt = em.add(kt, 1)
-        ahead = copies.fetch(em, nxt, em.lt(nxt, k_tiles))
+        ahead = copies.fetch(em, clamped(em, nxt, k_tiles))
         pin()
         out = step.emit(em, 0, carried[:n_acc])
         em.line(BARRIER)

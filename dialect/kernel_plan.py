@@ -9,15 +9,21 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
   lds_buffers = 2                           LDS copies of the A and B tiles (2: double buffer)
   sched_barriers = true                     scheduling barriers keep the next k-tile's global
                                             loads ahead of the MMAs, its LDS stores after
+  load_wait_once = true                     the LDS stores of a loaded-ahead tile wait once
+                                            for all its loads (vmcnt(0)), not per load
+  lds_read_ahead = true                     the MMA fragments of each group of k-steps (one
+                                            read each) are read before the previous group's MMAs
   c_vector = 8                              elements per C store (and bias load)
   waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
   grid_group = 1                            M tiles per group of the grid order (1: plain)
-  a_copy = {ahead = true, k_chunk = 8, slab_pad = 1, swizzle = true, swizzle_bit = 0,
-            vector = 8}
+  a_copy = {ahead = true, k_chunk = 8, permute = false, sgpr_offset = "k_tile",
+            slab_pad = 1, swizzle = true, swizzle_bit = 0, vector = 8}
   b_copy = {...}
 
 per operand (`a_copy`, `b_copy`): the global load `vector` width in elements, `k_chunk`
 (K rows a transposing copy joins per thread; 1 when the copy does not transpose),
+whether it joins its K runs with dword byte `permute`s (v_perm_b32) rather than
+vector shuffles, what of the tile's origin its loads take as `sgpr_offset` (SGPR_OFFSETS),
 whether LDS rows are XOR-`swizzle`d and by which `swizzle_bit` of d // 8, the
 `slab_pad` rows of padding after each kpack slab, and whether the tile is loaded a
 k-tile `ahead` (held in registers across the MMAs).
@@ -30,7 +36,10 @@ from dataclasses import dataclass, fields
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 
-_OPERAND_KEYS = ("ahead", "k_chunk", "slab_pad", "swizzle", "swizzle_bit", "vector")
+# The sgprOffset of an operand's global loads: nothing, the k-tile's offset, or the
+# whole tile's (D tile and k-tile).
+SGPR_OFFSETS = ("none", "k_tile", "tile")
+_OPERAND_KEYS = ("ahead", "k_chunk", "permute", "sgpr_offset", "slab_pad", "swizzle", "swizzle_bit", "vector")
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,8 @@ class OperandPlan:
     """How one operand's tiles travel from global memory to LDS."""
     vector: int          # elements per global load
     k_chunk: int         # K rows one thread transposes at once (1: no transpose)
+    permute: bool        # the transpose joins K runs with v_perm_b32 byte permutes
+    sgpr_offset: str     # what of the tile's origin is the loads' sgprOffset (SGPR_OFFSETS)
     swizzle: bool        # LDS rows XOR-swizzled (codegen/global_copy.py row_key)
     swizzle_bit: int     # the bit of d // 8 the swizzle maps to bank-slot bit 2
     slab_pad: int        # LDS rows of padding after each kpack slab
@@ -49,7 +60,7 @@ class OperandPlan:
         for f in fields(self):
             v = getattr(self, f.name)
             values[f.name] = ir.BoolAttr.get(v) if isinstance(v, bool) else \
-                ir.IntegerAttr.get(i64, v)
+                ir.StringAttr.get(v) if isinstance(v, str) else ir.IntegerAttr.get(i64, v)
         return ir.DictAttr.get(values)
 
     @classmethod
@@ -67,6 +78,11 @@ class OperandPlan:
                 if not isinstance(a, ir.BoolAttr):
                     raise AccelError(f"'{name}.{f.name}' must be true or false")
                 values[f.name] = bool(a.value)
+            elif f.type == "str":
+                if not isinstance(a, ir.StringAttr) or a.value not in SGPR_OFFSETS:
+                    raise AccelError(f"'{name}.{f.name}' must be one of "
+                                     f"{', '.join(map(repr, SGPR_OFFSETS))}")
+                values[f.name] = a.value
             else:
                 values[f.name] = _positive_or_zero(a, f"{name}.{f.name}")
         plan = cls(**values)
@@ -84,6 +100,8 @@ class KernelPlan:
     k_steps_per_read: int
     lds_buffers: int
     sched_barriers: bool
+    load_wait_once: bool     # one wait for all loaded-ahead loads before their LDS stores
+    lds_read_ahead: bool     # MMA fragments read one group of k-steps ahead
     c_vector: int
     waves_per_eu: int
     grid_group: int
@@ -96,7 +114,8 @@ class KernelPlan:
         op.attributes["mma"] = ir.StringAttr.get(self.mma)
         for name in _INT_KEYS:
             op.attributes[name] = ir.IntegerAttr.get(i64, getattr(self, name))
-        op.attributes["sched_barriers"] = ir.BoolAttr.get(self.sched_barriers)
+        for name in _BOOL_KEYS:
+            op.attributes[name] = ir.BoolAttr.get(getattr(self, name))
         op.attributes["a_copy"] = self.a.attribute()
         op.attributes["b_copy"] = self.b.attribute()
 
@@ -126,11 +145,13 @@ class KernelPlan:
             v = ints[name]
             if v < 1 or v & (v - 1):
                 raise AccelError(f"{name} must be a power of two, got {v}")
-        pin = op.attributes["sched_barriers"]
-        if not isinstance(pin, ir.BoolAttr):
-            raise AccelError("attribute 'sched_barriers' must be true or false")
-        return cls(symbol=strings["kernel_symbol"], mma=strings["mma"],
-                   sched_barriers=bool(pin.value),
+        bools = {}
+        for name in _BOOL_KEYS:
+            a = op.attributes[name]
+            if not isinstance(a, ir.BoolAttr):
+                raise AccelError(f"attribute '{name}' must be true or false")
+            bools[name] = bool(a.value)
+        return cls(symbol=strings["kernel_symbol"], mma=strings["mma"], **bools,
                    a=OperandPlan.read(op.attributes["a_copy"], "a_copy"),
                    b=OperandPlan.read(op.attributes["b_copy"], "b_copy"), **ints)
 
@@ -142,4 +163,6 @@ def _positive_or_zero(a: ir.Attribute, name: str) -> int:
 
 
 _INT_KEYS = ("k_steps_per_read", "lds_buffers", "c_vector", "waves_per_eu", "grid_group")
-PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS
+_BOOL_KEYS = ("sched_barriers", "load_wait_once", "lds_read_ahead")
+PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS \
+    + ("load_wait_once", "lds_read_ahead")

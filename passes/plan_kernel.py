@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass, replace
 
 from accel.bindings import ir
-from accel.codegen.global_copy import widest_vector
+from accel.codegen.global_copy import permutable, widest_vector
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.diagnostics import AccelError, located
 from accel.dialect.element_types import ELEMENT_BYTES
@@ -145,6 +145,8 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         lds_buffers=buffers,
         # Only loads issued a k-tile ahead have anything to be kept ahead of.
         sched_barriers=a.ahead or b.ahead,
+        load_wait_once=load_wait_once(a, b),
+        lds_read_ahead=lds_read_ahead(arch, a, b),
         c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout,
                           any("n" in kind for kind in extra_kinds)),
         # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
@@ -193,6 +195,8 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
         symbol=symbol, mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
+        load_wait_once=load_wait_once(a, b),
+        lds_read_ahead=lds_read_ahead(arch, a, b),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
         waves_per_eu=config.waves_per_eu, grid_group=1, a=a, b=b)
 
@@ -235,6 +239,34 @@ def lds_buffers(config: PerfConfig) -> int:
     return 2 if config.schedule_version == 2 else 1
 
 
+def lds_read_ahead(arch: ArchInfo, a: OperandPlan, b: OperandPlan) -> bool:
+    """Are the MMA fragments of each group of k-steps read from LDS before the previous
+    group's MMAs (codegen/mma_step.py)? LLVM otherwise reads a group only after the
+    previous one's MMAs and waits twice in it (lgkmcnt(2), then 0).
+
+    On RDNA always. Measured (bench_kernel_quality.py, the large shapes, B row-major /
+    transposed): main-loop work share gfx1100 128x256 0.237 -> 0.244 / 0.281 -> 0.291,
+    gfx1201 256x256 0.383 -> 0.413 / 0.438 -> 0.478; VGPRs gfx1100 161 -> 209, gfx1201
+    223 -> 227. On gfx942 only when the accumulators fill the AGPRs (no tile is loaded
+    ahead, see loaded_ahead): there one wait per 16 k costs more than LLVM's seven per
+    eight groups (128x128, 0.448 -> 0.444 / 0.525 -> 0.520), but on the 256x256 tile
+    with 128x128 per wave LLVM then stops copying accumulators between AGPRs and VGPRs
+    around the MMAs: B transposed 1366 -> 521 instructions, 0.171 -> 0.394, scratch
+    20 -> 0 bytes (row-major 1703 -> 1528, scratch 20 -> 0)."""
+    return arch.mma_kind == "wmma" or not (a.ahead or b.ahead)
+
+
+def load_wait_once(a: OperandPlan, b: OperandPlan) -> bool:
+    """Do the LDS stores of the loaded-ahead tiles wait once for all their loads?
+
+    The loads were issued a whole k-tile of MMAs before, so waiting for each one in
+    turn (LLVM's graded s_waitcnt vmcnt(N) before every store) buys no latency, only
+    instructions. Measured (bench_kernel_quality.py, main-loop waits, B transposed /
+    row-major): gfx942 128x128 16 -> 9 / 13 -> 9 (work share 0.496 -> 0.525 /
+    0.435 -> 0.448), gfx1201 256x256 23 -> 18 / 19 -> 18; load cover unchanged."""
+    return a.ahead or b.ahead
+
+
 def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int,
                  d_per_block: int, config: PerfConfig, arch: ArchInfo,
                  mma: MmaLayout) -> OperandPlan:
@@ -257,6 +289,27 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
         tile = d_per_block * k_per_block
         while k_chunk % 4 == 0 and tile // (vector * k_chunk) < config.block_size(arch.wave_size):
             k_chunk //= 2
+    # A transposing copy joins its K runs with dword byte permutes (v_perm_b32) where
+    # LLVM's own build from vector shuffles is longer: 16-bit rows on RDNA (v_mov_b16 on
+    # register halves and shifts; on gfx942 LLVM already selects one v_perm_b32 per
+    # dword, and the permutes cost it an s_waitcnt), 8-bit rows everywhere (byte by
+    # byte). Measured (bench_kernel_quality.py, B row-major, VALU in the main loop):
+    # f16 gfx1100 128x256 48 -> 24, gfx1201 256x256 46 -> 22 (work share 0.192 ->
+    # 0.224, 0.308 -> 0.352); i8 gfx1100 16x32 92 -> 32 (0.049 -> 0.078), gfx942
+    # 128x128 80 -> 32 (0.476 -> 0.579).
+    permute = permutable(elem, vector, k_chunk) and (bits == 8 or arch.mma_kind == "wmma")
+    # The loads take the k-tile's offset as soffset (codegen/global_copy.py
+    # _tile_origin), so each load's VGPR address is loop-invariant. Measured
+    # (bench_kernel_quality.py, B row-major, with the k-tile after the last clamped
+    # instead of masked: codegen/schedule.py clamped), main-loop VALU: gfx942 128x128
+    # 26 -> 16, gfx1100 128x256 24 -> 16, gfx1201 256x256 22 -> 16 (only the permutes
+    # left). A tile loaded ahead keeps its D tile in the VGPR address (computed once:
+    # in the soffset it cost an s_or per operand per k-tile, work share gfx1100 128x256
+    # 0.244 -> 0.248); one copied inside the loop puts it in the soffset too, which
+    # keeps a VGPR per load free: gfx942 256x256 with 128x128 per wave, B transposed,
+    # spilled 136 bytes with the D tile in the VGPRs, none without.
+    ahead = loaded_ahead(vector, k_chunk, bits, config, arch)
+    sgpr_offset = "k_tile" if ahead else "tile"
     # Rows are swizzled only when a row (the kpack run of one d) is one 16-byte bank
     # slot, so every copy vector and fragment read stays inside a row. Padding each
     # slab by 8/P rows (1 when P >= 8, P = kpackPerBlock) puts a K-contiguous copy's
@@ -264,9 +317,9 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
     swizzle = kpack * bits == 128
     p = config.kpack_per_block
     slab_pad = (1 if p >= 8 else (8 // p) % 8) if swizzle else 0
-    return OperandPlan(vector=vector, k_chunk=k_chunk, swizzle=swizzle,
-                       swizzle_bit=mma.swizzle_bit, slab_pad=slab_pad,
-                       ahead=loaded_ahead(vector, k_chunk, bits, config, arch))
+    return OperandPlan(vector=vector, k_chunk=k_chunk, permute=permute,
+                       sgpr_offset=sgpr_offset, swizzle=swizzle,
+                       swizzle_bit=mma.swizzle_bit, slab_pad=slab_pad, ahead=ahead)
 
 
 def loaded_ahead(vector: int, k_chunk: int, bits: int, config: PerfConfig,

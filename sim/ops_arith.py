@@ -364,3 +364,41 @@ def _constant(c, o):
         st.regs[out] = value
 
     return run
+
+
+def _byte_permute(s0, s1, sel):
+    """v_perm_b32 (llvm.amdgcn.perm): byte i of the result is chosen by byte i of `sel`
+    from the eight bytes {s0 (high), s1 (low)}: 0-7 a byte, 8-11 the sign bit of byte
+    1 or 3 of s1 or s0 replicated, 12 zero, 13 and above 0xff (the ISA's table)."""
+    u = np.uint32
+    s0, s1, sel = s0.view(u), s1.view(u), sel.view(u)
+    both = (s0.astype(np.uint64) << np.uint64(32)) | s1.astype(np.uint64)
+    out = np.zeros(s0.shape, np.uint32)
+    for i in range(4):
+        b = (sel >> u(8 * i)) & u(0xFF)
+        picked = ((both >> (b.astype(np.uint64) * np.uint64(8))) & np.uint64(0xFF)).astype(u)
+        sign_bit = np.select([b == 8, b == 9, b == 10], [(s1 >> u(15)) & u(1), (s1 >> u(31)) & u(1),
+                             (s0 >> u(15)) & u(1)], (s0 >> u(31)) & u(1))
+        byte = np.where(b < 8, picked, np.where(b < 12, sign_bit * u(0xFF),
+                                                np.where(b == 12, u(0), u(0xFF))))
+        out |= byte.astype(u) << u(8 * i)
+    return out.view(np.int32)
+
+
+_INTRINSICS = {"llvm.amdgcn.perm": _byte_permute}
+
+
+@op("llvm.call_intrinsic")
+def _call_intrinsic(c, o):
+    name = ir.StringAttr(o.attributes["intrin"]).value
+    if name not in _INTRINSICS:
+        raise AccelError(f"simulator: intrinsic {name} is outside the Kernel IR subset")
+    fn = _INTRINSICS[name]
+    ins = [c.use(v) for v in o.operands]
+    out = c.define(o.results[0])
+
+    def run(st):
+        r = st.regs
+        r[out] = fn(*[r[i] for i in ins])
+
+    return run

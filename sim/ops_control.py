@@ -72,6 +72,13 @@ def _scheduling_hint(c, o):
     return lambda st: None
 
 
+@op("amdgpu.memory_counter_wait")
+def _counter_wait(c, o):
+    # A wait for the memory operations in flight: the simulator completes each one as
+    # it runs, so there is nothing to wait for.
+    return lambda st: None
+
+
 @op("gpu.barrier", "amdgpu.lds_barrier")
 def _barrier(c, o):
     loc = where(o)

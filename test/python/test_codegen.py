@@ -268,7 +268,8 @@ def test_invalid_config_is_refused():
 
 def test_kernel_is_a_loop_not_an_unrolled_tile():
     """A 256x256 tile stays loops over k-tiles and k-steps: only the per-wave MMA
-    repeats (and each thread's few copy units) are unrolled."""
+    repeats (and each thread's few copy units) are unrolled, and with plan
+    lds_read_ahead the last group of k-steps is peeled (the MMAs twice in the text)."""
     cfg = wave_config("gfx942", "f16", 256, 256, 4, 8, mn=32)
     ctx, module = gemm_module("gfx942", "f16", "f16", 1, 4096, 4096, 4096, "row", "row", cfg)
     with ctx:
@@ -277,7 +278,8 @@ def test_kernel_is_a_loop_not_an_unrolled_tile():
     reps_m, reps_n = kernel.reps
     sup = kernel.mma.super_step(cfg.k_per_block, cfg.kpack, 16)   # k-steps per LDS read
     assert sup == 2
-    assert text.count("amdgpu.mfma") == reps_m * reps_n * sup
+    assert kernel.plan.lds_read_ahead
+    assert text.count("amdgpu.mfma") == reps_m * reps_n * sup * 2
     assert text.count("scf.for") >= 2        # k-tiles, k-steps (and copies not held)
     assert text.count("unroll = <disable = true>") == 1   # on the k-tile loop
     assert len(text.splitlines()) < 2000
@@ -499,3 +501,24 @@ def test_double_buffer_odd_k_tiles(arch):
         (kernel,) = plan_and_lower(module)
     assert kernel.buffers == 2 and kernel.k_tiles == 5
     check(arch, "bf16", "f32", 1, 40, 70, 5 * 32 - 3, cfg=cfg)
+
+
+# ---- register transposes by byte permutes (plan permute) ----------------------------------
+@pytest.mark.parametrize("arch,cfg", [
+    ("gfx942", "v4:128,128,8,64,64,32,16,1,1,2,0,0,1,1"),
+    ("gfx1100", "v4:32,128,8,16,32,16,16,1,1,2,0,0,1,1"),
+    ("gfx1201", "v4:32,128,8,16,32,16,16,1,1,2,0,0,1,1"),
+])
+def test_byte_permute_transpose_of_8_bit_rows(arch, cfg):
+    """i8 B row-major with four K rows per thread: the transpose is two v_perm_b32 per
+    dword (plan permute), exact on a ragged shape with two k-tiles and an edge in each
+    of M, N and K."""
+    ctx, module = gemm_module(arch, "i8", "i32", 1, 77, 160, 200, "row", "row", config(cfg))
+    with ctx:
+        PlanKernel().run(module)
+        (gemm,) = [GemmOp(op) for op in module.body.operations[0].regions[0].blocks[0].operations
+                   if op.operation.name == GemmOp.OP_NAME]
+        b_copy = gemm.op.attributes["b_copy"]
+        assert ir.BoolAttr(b_copy["permute"]).value
+        assert ir.IntegerAttr(b_copy["k_chunk"]).value == 4
+    check(arch, "i8", "i32", 1, 77, 160, 200, a_layout="row", b_layout="row", cfg=config(cfg))

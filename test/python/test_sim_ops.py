@@ -348,3 +348,31 @@ def test_workgroup_alloca_and_lane_id():
     report = run(kernel("%R: memref<64xi32>", body), [R], block=(64, 1, 1), arch="gfx1100")
     assert list(R) == [(63 - t) % 32 for t in range(64)]   # wave32: lane = t % 32
     assert report.lds_bytes == 256 and report.races == []
+
+
+def test_byte_permute_follows_the_isa_table():
+    """llvm.amdgcn.perm(s0, s1, sel) (v_perm_b32): each selector byte picks a byte of
+    {s0, s1} (0-3 from s1), 8-11 replicate a sign bit, 12 is 0x00, 13 and above 0xff."""
+    body = """
+      %a = memref.load %X[%t] : memref<4xi32>
+      %b = memref.load %Y[%t] : memref<4xi32>
+      %s = memref.load %S[%t] : memref<4xi32>
+      %r = llvm.call_intrinsic "llvm.amdgcn.perm"(%a, %b, %s) : (i32, i32, i32) -> i32
+      memref.store %r, %R[%t] : memref<4xi32>"""
+    s0 = np.array([0x11223344, 0x55667788, 0xFFFFFFFF, 0x00008000], np.uint32).view(np.int32)
+    s1 = np.array([0x55667788, 0x11223344, 0x00008000, 0x80008000], np.uint32).view(np.int32)
+    sel = np.array([0x05040100, 0x07060302, 0x0C0D0809, 0x0B0A0908], np.uint32).view(np.int32)
+    R = np.zeros(4, np.int32)
+    run(kernel("%X: memref<4xi32>, %Y: memref<4xi32>, %S: memref<4xi32>, %R: memref<4xi32>",
+               body), [s0, s1, sel, R], block=(4, 1, 1))
+    assert [hex(x) for x in R.view(np.uint32)] == [
+        "0x33447788", "0x55661122", "0xffff00", "0xffffff"]
+
+
+def test_unknown_intrinsic_is_a_diagnostic():
+    body = """
+      %a = memref.load %X[%t] : memref<4xi32>
+      %r = llvm.call_intrinsic "llvm.amdgcn.alignbyte"(%a, %a, %a) : (i32, i32, i32) -> i32
+      memref.store %r, %X[%t] : memref<4xi32>"""
+    with pytest.raises(AccelError, match="intrinsic llvm.amdgcn.alignbyte is outside"):
+        run(kernel("%X: memref<4xi32>", body), [np.zeros(4, np.int32)], block=(4, 1, 1))

@@ -55,6 +55,9 @@ func.func @odd(%a: memref<1x64x160xf16>, %b: memref<1x160x48xf16>, %c: memref<1x
 // MMAs of t | barrier; the loaded values ride in the loop's iter_args.
 // CHECK-LABEL: func.func @single_buffer
 // CHECK: scf.for %{{.*}} = %c0_i32 to %c8_i32 step %c1_i32 iter_args({{.*}}) -> (vector<4xf32>, vector<8xf16>, vector<8xf16>, vector<8xf16>) : i32 {
+// The stores of the carried values wait once for all their loads (plan load_wait_once).
+// CHECK-NEXT: amdgpu.memory_counter_wait load(0)
+// CHECK-NEXT: rocdl.sched.barrier none
 // CHECK: vector.store
 // CHECK: amdgpu.lds_barrier
 // CHECK: rocdl.sched.barrier none
@@ -63,5 +66,25 @@ func.func @odd(%a: memref<1x64x160xf16>, %b: memref<1x160x48xf16>, %c: memref<1x
 // CHECK-NEXT: scf.yield
 func.func @single_buffer(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf16>) {
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf16>) -> ()
+  return
+}
+
+// -----
+
+// Plan lds_read_ahead (RDNA): the fragments of k-step group 0 are read before the group
+// loop, each trip waits for its own reads, reads the next group and runs its MMAs; the
+// last group is peeled (K = 64 in kPerBlock 64: 4 groups, 3 trips).
+// CHECK-LABEL: func.func @read_ahead
+// CHECK: vector.load %arg{{.*}} : memref<{{.*}}, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c3_i32 step %c1_i32 iter_args(
+// CHECK-NEXT: amdgpu.memory_counter_wait ds(0)
+// CHECK: vector.load
+// CHECK: amdgpu.wmma
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amdgpu.memory_counter_wait ds(0)
+// CHECK: amdgpu.wmma
+func.func @read_ahead(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
   return
 }

@@ -32,3 +32,25 @@ func.func @transposed_i8(%a: memref<1x64x64xi8>, %b: memref<1x64x64xi8>, %c: mem
   "accel.gemm"(%a, %b, %c) {arch = "gfx1100", b_layout = "transposed", perf_config = "v4:32,32,4,16,16,16,16,1,1,2,0,0,1,1"} : (memref<1x64x64xi8>, memref<1x64x64xi8>, memref<1x64x64xi32>) -> ()
   return
 }
+
+// -----
+
+// The loads take the k-tile's offset as sgprOffset; a tile copied inside the loop (not
+// loaded ahead: gfx942 with the AGPRs full of accumulators) its D tile's too.
+// CHECK-LABEL: func.func @k_tile_in_soffset
+// CHECK: a_copy = {ahead = true, {{[^}]*}}sgpr_offset = "k_tile"
+// CHECK-SAME: b_copy = {ahead = true, {{[^}]*}}sgpr_offset = "k_tile"
+func.func @k_tile_in_soffset(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @tile_in_soffset
+// CHECK: a_copy = {ahead = false, {{[^}]*}}sgpr_offset = "tile"
+// CHECK-SAME: b_copy = {ahead = false, {{[^}]*}}sgpr_offset = "tile"
+func.func @tile_in_soffset(%a: memref<1x256x64xf16>, %b: memref<1x64x256xf16>, %c: memref<1x256x256xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,8,128,128,32,8,1,1,2,0,0,1,1"} : (memref<1x256x64xf16>, memref<1x64x256xf16>, memref<1x256x256xf32>) -> ()
+  return
+}
