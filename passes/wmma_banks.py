@@ -68,9 +68,7 @@ _VGPR = re.compile(r"v(?<![\w.]v)(?:(\d+)|\[(\d+):(\d+)\])")
 # (Instructions are a tab and the mnemonic; a literal first lets the regex engine skip.)
 _WMMA = re.compile(r"\tv_wmma\w*\s+v\[(\d+):\d+\],\s*v\[(\d+):\d+\],\s*v\[(\d+):\d+\]"
                    r"(?:,\s*v\[(\d+):\d+\])?")
-_HALF = re.compile(r"v(?<![\w.]v)(\d+)\.[lh]\b")
 _ODD_VGPR = re.compile(r"v\[(?!\d+:\d+\])")
-_INDEXING = ("v_movrel", "v_swaprel", "s_set_gpr_idx")
 NOTE_PREFIX = "; accel-wmma-banks: "
 
 
@@ -96,21 +94,65 @@ def wmma_bank_collisions(asm: str) -> tuple[int, int]:
         len(found)
 
 
-# ---- the renumbering ------------------------------------------------------------------
+# ---- reading the kernel ---------------------------------------------------------------
 class _Refused(Exception):
     """The kernel cannot be renumbered; the message says why."""
 
 
+_LABEL = re.compile(r"[\w.$]+:")
+_LOADS = ("ds_load", "ds_read", "buffer_load", "global_load", "flat_load", "scratch_load")
+_STORES = ("ds_store", "ds_write", "buffer_store", "global_store", "flat_store", "scratch_store")
+# VALU instructions whose first operand, when a VGPR, is read (v_cmpx writes EXEC).
+_READS_FIRST = ("v_cmpx", "v_readlane", "v_readfirstlane")
+# Results that keep part of the register they write: 16-bit results (a half, or the high
+# half kept), d16 loads, accumulators, v_writelane (the other lanes).
+_KEEPS_REST = re.compile(r"_[bfiu]16(?!x)|d16|fmac|_mac_|dot2c|dot2acc|writelane")
+# Instructions that name VGPRs indirectly, move lanes between registers or leave the
+# kernel: no register renaming is sound across them.
+_REFUSED = ("v_movrel", "v_swaprel", "s_set_gpr_idx", "v_swap", "v_permlane", "_dpp",
+            "s_setpc", "s_swappc", "s_call")
+_BRANCH = "s_cbranch_"
+_TERMINATORS = ("s_branch", "s_endpgm", "s_endpgm_saved")
+
+
 @dataclass
-class _Atom:
-    start: int
-    length: int
-    limit: int = MAX_VGPRS      # highest start that keeps its e32 16-bit halves reachable
+class _Operand:
+    """One VGPR operand of an instruction: registers reg .. reg + size - 1."""
+    reg: int
+    size: int
+    at: int            # offset in the code line
+    end: int
+    arg: int           # which comma-separated operand of its component (0: the result's)
+    half: bool         # a 16-bit half (`v1.l`)
+    role: str = "use"  # use | def | rmw (read, then written) | early (written while the
+                       # instruction still reads its sources)
+    node: int = -1     # value node of its first register
+
+
+@dataclass
+class _Instr:
+    line: int
+    mnemonics: list[str]       # one, or VOPD's two
+    args: list[list[str]]      # each component's comma-separated operands
+    operands: list[list[_Operand]]
+
+
+def _component(line: str, lo: int, hi: int) -> tuple[str, list[str], list[_Operand]]:
+    text = line[lo:hi]
+    head = re.match(r"\s*(\S+)\s*", text)
+    mnemonic, args_at = head.group(1), lo + head.end()
+    ops = []
+    for m in _VGPR.finditer(line, args_at, hi):
+        single, a, b = m.groups()
+        reg, size = (int(single), 1) if single else (int(a), int(b) - int(a) + 1)
+        ops.append(_Operand(reg, size, m.start(), m.end(), line.count(",", args_at, m.start()),
+                            line.startswith((".l", ".h"), m.end())))
+    return mnemonic, [x.strip() for x in line[args_at:hi].split(",")], ops
 
 
 class _Kernel:
-    """A kernel's assembly split around its code: from the function's label to
-    `.Lfunc_end`, where the instructions are (the rest is directives and metadata)."""
+    """A kernel's assembly split around its code (from the function's label to
+    `.Lfunc_end`; the rest is directives and metadata), its instructions and blocks."""
 
     def __init__(self, asm: str):
         sym = re.search(r"^\t\.amdhsa_kernel (\S+)$", asm, re.M)
@@ -119,210 +161,545 @@ class _Kernel:
         if start < 0 or end < 0 or asm.count(".amdhsa_kernel ") != 1:
             raise _Refused("not one kernel between its label and .Lfunc_end")
         start += len(sym.group(1)) + 3
-        self.before, self.code, self.after = asm[:start], asm[start:end], asm[end:]
+        self.before, self.after = asm[:start], asm[end:]
+        self.lines = asm[start:end].split("\n")
+        # The hardware writes the work-item ids into v0 (.. v2) before the kernel runs.
+        ids = re.findall(r"\.amdhsa_system_vgpr_workitem_id (\d)", self.after)
+        self.initialized = (1 << (int(ids[0]) + 1 if ids else 3)) - 1
         counts = re.findall(r"\.vgpr_count:\s+(\d+)", self.after)
         self.vgprs = int(counts[0]) if len(counts) == 1 else 0
-        hit = next((x for x in _INDEXING if x in self.code), None)
-        if hit:
-            raise _Refused(f"it indexes VGPRs ({hit}*)")
-        odd = _ODD_VGPR.search(self.code)
+        odd = _ODD_VGPR.search(asm, start, end)
         if odd:
-            raise _Refused(f"unrecognized register operand at '{self.code[odd.start():][:20]}'")
+            raise _Refused(f"unrecognized register operand at '{asm[odd.start():][:20]}'")
+        self.instrs: list[_Instr] = []
+        # Blocks: [first instruction, end, successor labels or None for the next block].
+        self.blocks: list[list] = [[0, 0, [None]]]
+        self.labels: dict[str, int] = {}
+        for n, line in enumerate(self.lines):
+            body_end = line.find(";")
+            body_end = len(line) if body_end < 0 else body_end
+            body = line[:body_end].strip()
+            if not body or body.startswith("."):
+                if _LABEL.fullmatch(body):
+                    self._new_block()
+                    self.labels[body[:-1]] = len(self.blocks) - 1
+                continue
+            cuts = [0] + [m.start() for m in re.finditer("::", line[:body_end])] + [body_end]
+            comps = [_component(line, lo + (2 if k else 0), hi)
+                     for k, (lo, hi) in enumerate(zip(cuts, cuts[1:]))]
+            hit = next((x for c in comps for x in _REFUSED if x in c[0]), None)
+            if hit:
+                raise _Refused(f"it has {comps[0][0]}")
+            self.instrs.append(_Instr(n, [c[0] for c in comps], [c[1] for c in comps],
+                                      [c[2] for c in comps]))
+            self.blocks[-1][1] = len(self.instrs)
+            mnemonic = comps[0][0]
+            if mnemonic.startswith(_BRANCH) or mnemonic in _TERMINATORS:
+                self.blocks[-1][2] = [comps[0][1][0]] if mnemonic == "s_branch" else \
+                    [comps[0][1][0], None] if mnemonic.startswith(_BRANCH) else []
+                self._new_block()
 
-        # Code and VGPR operands alternate: text, (v, lo, hi) groups of a match, text, ...
-        self.parts = _VGPR.split(self.code)
-        self.operands = list(zip(self.parts[1::4], self.parts[2::4], self.parts[3::4]))
+    def _new_block(self) -> None:
+        last = self.blocks[-1]
+        if last[0] == last[1] and last[2] == [None] and len(self.blocks) > 1 and \
+                len(self.blocks) - 1 not in self.labels.values():
+            return
+        self.blocks.append([len(self.instrs), len(self.instrs), [None]])
 
-    def spans(self) -> list[tuple[int, int]]:
-        return [(int(r), int(r)) if r else (int(a), int(b)) for r, a, b in set(self.operands)]
+    def successors(self) -> list[list[int]]:
+        out = []
+        for b, (_, _, succ) in enumerate(self.blocks):
+            targets = []
+            for s in succ:
+                if s is None:
+                    if b + 1 < len(self.blocks):
+                        targets.append(b + 1)
+                elif s in self.labels:
+                    targets.append(self.labels[s])
+                else:
+                    raise _Refused(f"a branch to {s}, outside the kernel")
+            out.append(targets)
+        return out
 
-    def renamed(self, mapping: dict[int, int]) -> str:
-        """The assembly with every VGPR operand renamed by `mapping`."""
-        names = {}
-        for op in set(self.operands):
-            r, a, b = op
-            names[op] = f"v{mapping[int(r)]}" if r else \
-                f"v[{mapping[int(a)]}:{mapping[int(a)] + int(b) - int(a)}]"
-        out = [""] * (2 * len(self.operands) + 1)
-        out[0::2] = self.parts[0::4]
-        out[1::2] = [names[op] for op in self.operands]
-        return self.before + "".join(out) + self.after
+
+# ---- which operands are read and written ----------------------------------------------
+class _Lanes:
+    """EXEC and the SGPRs that hold lane masks, as sets of lanes: truth tables over the
+    conditions the kernel branches on (each v_cmp result a variable), so that
+    `s_and_saveexec` .. `s_xor exec` .. `s_or exec, exec, s` (if, else, end if) is seen to
+    give all lanes back. A VGPR written while EXEC may exclude lanes keeps its old value
+    in them."""
+
+    VARIABLES = 12                 # 4096-entry tables; the kernels measured branch on <= 4
+    ALL = (1 << (1 << VARIABLES)) - 1
+    _ops = {"s_and_b32": lambda a, b: a & b, "s_or_b32": lambda a, b: a | b,
+            "s_xor_b32": lambda a, b: a ^ b, "s_andn2_b32": lambda a, b: a & ~b,
+            "s_and_not1_b32": lambda a, b: a & ~b}
+
+    def __init__(self):
+        self.variables: dict[tuple[int, str], int] = {}
+
+    def _variable(self, key) -> int | None:
+        if key not in self.variables:
+            if len(self.variables) == self.VARIABLES:
+                return None
+            self.variables[key] = len(self.variables)
+        j, size = self.variables[key], 1 << self.VARIABLES
+        width = 2 << j
+        table = ((1 << (1 << j)) - 1) << (1 << j)
+        while width < size:
+            table |= table << width
+            width *= 2
+        return table
+
+    def read(self, state: dict, name: str, i: int) -> int | None:
+        name = "exec" if name.startswith("exec") else name
+        if name not in state:
+            if not re.fullmatch(r"s\d+|vcc_lo", name):
+                return None
+            state[name] = self._variable((i, name))
+        return state[name]
+
+    def step(self, state: dict, i: int, mnemonic: str, args: list[str]) -> dict:
+        state = dict(state)
+        first = args[0] if args else ""
+        dst = "exec" if first.startswith("exec") else first
+        if mnemonic.startswith("v_cmpx"):
+            cond = self._variable((i, "v_cmpx"))
+            state["exec"] = None if cond is None or state["exec"] is None else state["exec"] & cond
+        elif mnemonic in ("s_and_saveexec_b32", "s_or_saveexec_b32") and len(args) == 2:
+            old, src = state["exec"], self.read(state, args[1], i)
+            state[dst] = old
+            state["exec"] = None if old is None or src is None else \
+                old & src if mnemonic.startswith("s_and") else old | src
+        elif mnemonic in self._ops and len(args) == 3:
+            a, b = self.read(state, args[1], i), self.read(state, args[2], i)
+            state[dst] = None if a is None or b is None else self._ops[mnemonic](a, b)
+        elif mnemonic == "s_mov_b32" and len(args) == 2:
+            state[dst] = self.read(state, args[1], i)
+        elif "exec" in mnemonic or dst == "exec":
+            state["exec"] = None
+        elif mnemonic.startswith(("s_", "v_")):
+            # Anything else an SGPR result goes to (v_cmp's, v_readfirstlane's) is no
+            # longer a known mask.
+            for name in re.findall(r"s\d+|vcc_lo", first):
+                state.pop(name, None)
+            if re.match(r"s\[(\d+):(\d+)\]|vcc\b", first):
+                state = {"exec": state["exec"]}
+        return state
 
 
-def _vopd_slots(part: str) -> list[tuple[int | None, int]]:
-    """(VGPR or None, bank mask) of one VOPD component's dst, src0 and vsrc1 (the first
+def _join(a: dict, b: dict) -> dict:
+    return {k: v for k, v in a.items() if k in b and b[k] == v} | \
+        {"exec": a["exec"] if a["exec"] == b["exec"] else None}
+
+
+def _masked(kernel: _Kernel, succ: list[list[int]]) -> list[bool]:
+    """Per instruction: may EXEC exclude lanes of the launch there?"""
+    lanes = _Lanes()
+    state_in: list[dict | None] = [None] * len(kernel.blocks)
+    state_in[0] = {"exec": _Lanes.ALL}
+    masked = [True] * len(kernel.instrs)    # unreached code: assume the worst
+    work = [0]
+    while work:
+        b = work.pop()
+        state = state_in[b]
+        first, end, _ = kernel.blocks[b]
+        for i in range(first, end):
+            masked[i] = state["exec"] != _Lanes.ALL
+            ins = kernel.instrs[i]
+            state = lanes.step(state, i, ins.mnemonics[0], ins.args[0])
+        for s in succ[b]:
+            new = state if state_in[s] is None else _join(state_in[s], state)
+            if new != state_in[s]:
+                state_in[s] = new
+                work.append(s)
+    return masked
+
+
+def _assign_roles(ins: _Instr, masked: bool) -> None:
+    for mnemonic, ops in zip(ins.mnemonics, ins.operands):
+        if not ops:
+            continue
+        result = ops[0] if ops[0].arg == 0 else None
+        if mnemonic.startswith("v_wmma"):
+            if len(ops) not in (3, 4) or not all(o.size > 1 for o in ops):
+                raise _Refused(f"unrecognized operands of {mnemonic}")
+            c = ops[3] if len(ops) == 4 else None
+            same = c is not None and (c.reg, c.size) == (result.reg, result.size)
+            # D partly over A or B is not allowed; D equal to C is an update in place.
+            result.role = "rmw" if same else "early"
+        elif mnemonic.startswith("v_"):
+            if result is None or mnemonic.startswith(_READS_FIRST):
+                continue
+            # A tuple result equal to a source (v_lshlrev_b64 v[0:1], 1, v[0:1]) stays one.
+            identical = result.size > 1 and \
+                any((o.reg, o.size) == (result.reg, result.size) for o in ops[1:])
+            result.role = "rmw" if masked or result.half or identical or \
+                _KEEPS_REST.search(mnemonic) else "early" if result.size > 1 else "def"
+        elif mnemonic.startswith(_LOADS):
+            if result is None:
+                raise _Refused(f"unrecognized operands of {mnemonic}")
+            result.role = "rmw" if masked or "d16" in mnemonic else "def"
+        elif not mnemonic.startswith(_STORES + ("s_",)):
+            raise _Refused(f"no model of the VGPRs {mnemonic} reads and writes")
+
+
+# ---- values, their live ranges and the blocks they move in --------------------------------
+class _Values:
+    """Every value a VGPR holds, found through the control flow: a value (web) is a
+    register's defs and uses that reach each other; those of one tuple operand form an
+    atom, moved as one block. Live ranges are bit sets over program points (2i: while
+    instruction i reads, 2i + 1: after it wrote)."""
+
+    def __init__(self, kernel: _Kernel):
+        succ = kernel.successors()
+        masked = _masked(kernel, succ)
+        for i, ins in enumerate(kernel.instrs):
+            _assign_roles(ins, masked[i])
+        blocks, instrs = kernel.blocks, kernel.instrs
+        gen, kill = [0] * len(blocks), [0] * len(blocks)
+        for b, (first, end, _) in enumerate(blocks):
+            for i in range(end - 1, first - 1, -1):
+                ops = [o for part in instrs[i].operands for o in part]
+                for o in ops:
+                    if o.role in ("def", "early"):
+                        bits = ((1 << o.size) - 1) << o.reg
+                        kill[b] |= bits
+                        gen[b] &= ~bits
+                for o in ops:
+                    if o.role in ("use", "rmw"):
+                        gen[b] |= ((1 << o.size) - 1) << o.reg
+        live_in, live_out = [0] * len(blocks), [0] * len(blocks)
+        changed = True
+        while changed:
+            changed = False
+            for b in range(len(blocks) - 1, -1, -1):
+                out = 0
+                for s in succ[b]:
+                    out |= live_in[s]
+                new = gen[b] | (out & ~kill[b])
+                if new != live_in[b] or out != live_out[b]:
+                    live_in[b], live_out[b], changed = new, out, True
+
+        # A value is live only where some def (or the hardware, for the work-item id)
+        # may have written it: a 16-bit half or masked lanes written into a register
+        # nothing wrote before keep garbage, which no renaming needs to keep.
+        written = [0] * len(blocks)
+        for b, (first, end, _) in enumerate(blocks):
+            for i in range(first, end):
+                for ops in instrs[i].operands:
+                    for o in ops:
+                        if o.role != "use":
+                            written[b] |= ((1 << o.size) - 1) << o.reg
+        preds = [[] for _ in blocks]
+        for b, targets in enumerate(succ):
+            for s in targets:
+                preds[s].append(b)
+        defined_in = [0] * len(blocks)
+        changed = True
+        while changed:
+            changed = False
+            for b in range(len(blocks)):
+                new = kernel.initialized if b == 0 else 0
+                for p in preds[b]:
+                    new |= defined_in[p] | written[p]
+                if new != defined_in[b]:
+                    defined_in[b], changed = new, True
+        for b in range(len(blocks)):
+            live_in[b] &= defined_in[b]
+            live_out[b] &= defined_in[b] | written[b]
+
+        parent: list[int] = []
+
+        def node() -> int:
+            parent.append(len(parent))
+            return len(parent) - 1
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        reg_of: list[int] = []
+        segments = []          # (node, first point, last point)
+        entry_nodes = {}
+        in_nodes: list[dict[int, int]] = []
+        tuples = []            # nodes of one tuple operand
+        for b, (first, end, _) in enumerate(blocks):
+            cur, since, last = {}, {}, {}
+            at = 2 * first
+            ins_nodes = {}
+            for r in _bits(live_in[b]):
+                ins_nodes[r] = cur[r] = node()
+                reg_of.append(r)
+                since[r] = last[r] = at
+            in_nodes.append(ins_nodes)
+            for i in range(first, end):
+                for ops in instrs[i].operands:
+                    for o in ops:
+                        if o.role in ("use", "rmw"):
+                            nodes = []
+                            for r in range(o.reg, o.reg + o.size):
+                                if r not in cur:        # garbage: nothing wrote it
+                                    cur[r] = node()
+                                    reg_of.append(r)
+                                    since[r] = 2 * i
+                                last[r] = 2 * i
+                                nodes.append(cur[r])
+                            o.node = nodes[0]
+                            if o.size > 1 and o.role == "use":
+                                tuples.append(nodes)
+                for ops in instrs[i].operands:
+                    for o in ops:
+                        if o.role == "use":
+                            continue
+                        nodes = []
+                        for r in range(o.reg, o.reg + o.size):
+                            n = node()
+                            reg_of.append(r)
+                            if o.role == "rmw":
+                                parent[n] = find(cur[r])
+                            if r in cur:
+                                segments.append((cur[r], since[r], last[r]))
+                            cur[r] = n
+                            since[r] = 2 * i if o.role == "early" else 2 * i + 1
+                            last[r] = 2 * i + 1
+                            nodes.append(n)
+                        o.node = nodes[0]
+                        if o.size > 1:
+                            tuples.append(nodes)
+            end_point = 2 * end - 1 if end > first else 2 * first
+            for r, n in cur.items():
+                live = live_out[b] >> r & 1
+                segments.append((n, since[r], end_point if live else last[r]))
+            for r in _bits(live_out[b]):
+                for s in succ[b]:
+                    if live_in[s] >> r & 1:
+                        entry_nodes.setdefault((s, r), []).append(cur[r])
+        for (s, r), nodes in entry_nodes.items():
+            for n in nodes:
+                a, c = find(n), find(in_nodes[s][r])
+                if a != c:
+                    parent[a] = c
+        self.find, self.reg_of = find, reg_of
+        self.pinned = {find(n) for n in in_nodes[0].values()}
+
+        # Atoms: values tied by tuple operands (a value's offset in its atom is its
+        # register minus the atom's first register).
+        atom_parent = {}
+
+        def afind(x):
+            while atom_parent.setdefault(x, x) != x:
+                atom_parent[x] = atom_parent[atom_parent[x]]
+                x = atom_parent[x]
+            return x
+
+        for nodes in tuples:
+            a = afind(find(nodes[0]))
+            for n in nodes[1:]:
+                c = afind(find(n))
+                if c != a:
+                    atom_parent[c] = a
+        live: dict[int, int] = {}
+        for n, lo, hi in segments:
+            w = find(n)
+            live[w] = live.get(w, 0) | ((1 << (hi - lo + 1)) - 1) << lo
+        members: dict[int, list[int]] = {}
+        for w in live:
+            members.setdefault(afind(w), []).append(w)
+        self.atom_of: dict[int, int] = {}      # value -> atom index
+        self.atoms: list[_Atom] = []
+        for root in sorted(members, key=lambda a: min(reg_of[w] for w in members[a])):
+            ws = members[root]
+            base = min(reg_of[w] for w in ws)
+            at = _Atom(base, max(reg_of[w] for w in ws) - base + 1)
+            at.live = [0] * at.length
+            for w in ws:
+                at.live[reg_of[w] - base] |= live[w]
+                self.atom_of[w] = len(self.atoms)
+                at.pinned = at.pinned or w in self.pinned
+            self.atoms.append(at)
+
+    def place(self, o: _Operand) -> tuple[int, int]:
+        """(atom, offset in it) of an operand's first register."""
+        w = self.find(o.node)
+        n = self.atom_of[w]
+        return n, self.reg_of[w] - self.atoms[n].start
+
+
+def _bits(x: int):
+    while x:
+        low = x & -x
+        yield low.bit_length() - 1
+        x ^= low
+
+
+@dataclass
+class _Atom:
+    start: int
+    length: int
+    limit: int = MAX_VGPRS      # highest start that keeps its e32 16-bit halves reachable
+    pinned: bool = False        # holds a value live at the kernel's entry (v0: work-item id)
+    live: list = None           # per register of the atom: the points its values occupy
+
+
+# ---- the renumbering ------------------------------------------------------------------
+def _vopd_slots(ops: list[_Operand]) -> list[tuple[_Operand | None, int]]:
+    """(operand or None, bank mask) of one VOPD component's dst, src0 and vsrc1 (the first
     VGPR after src0: fmamk's literal sits between them)."""
-    fields = part.strip().split(None, 1)
-    ops = [o.strip() for o in fields[1].split(",")] if len(fields) > 1 else []
-    regs = [int(o[1:]) if o[:1] == "v" and o[1:].isdigit() else None for o in ops] + [None] * 2
-    src1 = next((r for r in regs[2:] if r is not None), None)
-    return [(regs[0], 1), (regs[1], 3), (src1, 3)]
+    arg = {}
+    for o in ops:
+        arg.setdefault(o.arg, o)
+    src1 = next((arg[k] for k in sorted(arg) if k >= 2), None)
+    return [(arg.get(0), 1), (arg.get(1), 3), (src1, 3)]
 
 
-def _atoms(spans: list[tuple[int, int]]) -> tuple[list[_Atom], dict[int, int]]:
-    """The atoms of the kernel and the atom index of every register it names."""
-    atoms: list[_Atom] = []
-    for a, b in sorted(set(spans)):
-        if atoms and a < atoms[-1].start + atoms[-1].length:
-            last = atoms[-1]
-            last.length = max(last.length, b - last.start + 1)
-        else:
-            atoms.append(_Atom(a, b - a + 1))
-    of = {}
-    for n, at in enumerate(atoms):
-        for r in range(at.start, at.start + at.length):
-            of[r] = n
-    return atoms, of
-
-
-def _plan(kernel: _Kernel) -> tuple[dict[int, int], int]:
-    """Old -> new VGPR number for every register of the kernel, and the VGPRs it uses."""
-    atoms, of = _atoms(kernel.spans())
-    code = kernel.code
-    wmmas = [t for m in _WMMA.findall(code) for t in _triples(m)]
-    lines = code.split("\n")
-    vopd = []
-    for line in (ln for ln in lines if "::" in ln):
-        x, y = line.split("::")
-        vopd += [(rx, ry, mask) for (rx, mask), (ry, _) in zip(_vopd_slots(x), _vopd_slots(y))
-                 if rx is not None and ry is not None and of[rx] != of[ry]]
-    e32 = [ln for ln in lines if "_e32 " in ln and ln.split(None, 1)[0].endswith("_e32")]
-    for h in _HALF.findall("\n".join(e32)):
-        r = int(h)
-        at = atoms[of[r]]
-        at.limit = min(at.limit, E32_HALF_LIMIT - 1 - (r - at.start))
-
-    def place(r):
-        return of[r], r - atoms[of[r]].start
-
-    # Constraints on q[atom] = new start % 4: ((atom, offset), ...) pairwise different
-    # in the bits of the mask.
-    cons = []
-    for d, a, b in wmmas:
-        ops = tuple(place(r) for r in (d, a, b))
+def _plan(kernel: _Kernel) -> tuple[_Values, dict[int, int], int]:
+    """The kernel's values, the new start register of every atom and the VGPRs the kernel
+    then uses."""
+    values = _Values(kernel)
+    atoms = values.atoms
+    wmmas, vopd = [], []
+    for ins in kernel.instrs:
+        for mnemonic, ops in zip(ins.mnemonics, ins.operands):
+            for o in ops:
+                if o.half and mnemonic.endswith("_e32"):
+                    n, off = values.place(o)
+                    atoms[n].limit = min(atoms[n].limit, E32_HALF_LIMIT - 1 - off)
+            if mnemonic.startswith("v_wmma"):
+                d, a, b, *c = ops
+                wmmas.append(tuple(values.place(o) for o in (d, a, b)))
+                if c and c[0].role == "use" and (c[0].reg, c[0].size) != (d.reg, d.size):
+                    wmmas.append(tuple(values.place(o) for o in (c[0], a, b)))
+        if len(ins.mnemonics) == 2:
+            x, y = (_vopd_slots(ops) for ops in ins.operands)
+            for (ox, mask), (oy, _) in zip(x, y):
+                if ox is not None and oy is not None:
+                    px, py = values.place(ox), values.place(oy)
+                    if px[0] != py[0]:
+                        vopd.append(((px, py), mask))
+    for ops in wmmas:
         same = [(x, y) for x in ops for y in ops if x < y and x[0] == y[0]]
         if any((ox - oy) % BANKS == 0 for (_, ox), (_, oy) in same):
             raise _Refused("a v_wmma has two operands in one register tuple on one bank")
-        cons.append((ops, BANKS - 1))
-    cons += [((place(x), place(y)), mask) for x, y, mask in vopd]
-    fixed = {of[0]: atoms[of[0]].start % BANKS} if 0 in of else {}
-    # Two orders of the residue search; the layout with fewer VGPRs wins (the first,
-    # if they tie).
-    layouts, why = [], None
-    for limited_first in (True, False):
+    # Every constraint is pairwise: two registers' banks (mask 3) or parities (mask 1)
+    # differ; between two atoms, a difference of their starts that is not allowed.
+    pairs = [(x, y, BANKS - 1) for ops in wmmas for x in ops for y in ops if x[0] < y[0]]
+    pairs += [(x, y, mask) if x[0] < y[0] else (y, x, mask) for (x, y), mask in vopd]
+    moved = {at for ops in wmmas for at, _ in ops if not atoms[at].pinned}
+    residue = _residues(atoms, moved, pairs)
+    order = sorted(moved, key=lambda n: (-atoms[n].length,
+                                         -sum(x.bit_count() for x in atoms[n].live),
+                                         atoms[n].start))
+    why = None
+    for budget in dict.fromkeys((max(kernel.vgprs, 1), MAX_VGPRS)):
         try:
-            start = _layout(atoms, _residues(atoms, cons, fixed, limited_first), fixed)
-            layouts.append((max(start[n] + at.length for n, at in enumerate(atoms)), start))
+            return (values,) + _layout(atoms, order, residue, budget)
         except _Refused as e:
             why = e
-    if not layouts:
-        raise why
-    used, start = min(layouts, key=lambda x: x[0])
-    mapping = {}
-    for n, at in enumerate(atoms):
-        for k in range(at.length):
-            mapping[at.start + k] = start[n] + k
-    return mapping, used
+    raise why
 
 
-def _residues(atoms: list[_Atom], cons, fixed: dict[int, int],
-              limited_first: bool) -> dict[int, int]:
-    """A bank residue for every constrained atom, depth first. Order: the atom most tied
-    to those already ordered next, so a wrong choice shows at once (`limited_first`:
-    atoms with a 16-bit limit before all others, they are the hardest to place); each
-    atom's own residue is tried first, so most atoms keep their bank."""
-    by_atom: dict[int, list] = {}
-    for c in cons:
-        for at, _ in c[0]:
-            by_atom.setdefault(at, []).append(c)
-    q = dict(fixed)
-    linked = dict.fromkeys(by_atom, 0)
+def _residues(atoms: list[_Atom], moved: set[int], pairs) -> dict[int, int]:
+    """A start residue (mod 4) for every moved atom such that every pair's registers
+    differ in the bits of its mask; the atoms that stay keep theirs. Depth first, the
+    atom with the fewest residues left next (DSATUR), each atom's own residue first."""
+    domain = {n: set(range(BANKS)) for n in moved}
+    links: dict[int, list] = {}
+    for (x, ox), (y, oy), mask in pairs:
+        for n in (x, y):
+            links.setdefault(n, []).append(((x, ox), (y, oy), mask))
 
-    def link(at):
-        for c in by_atom.get(at, ()):
-            for b, _ in c[0]:
-                if b in linked:
-                    linked[b] += 1
+    def conflicts(n: int, v: int, m: int) -> set[int]:
+        """The residues of atom m that a residue v of atom n rules out."""
+        out = set()
+        for (x, ox), (y, oy), mask in links[n]:
+            if {x, y} != {n, m} and not (x == y == n):
+                continue
+            on, om = (ox, oy) if x == n else (oy, ox)
+            out |= {w for w in range(BANKS) if (w + om) & mask == (v + on) & mask}
+        return out
 
-    for at in fixed:
-        linked.pop(at, None)
-        link(at)
-    order = []
-    while linked:
-        at = min(linked, key=lambda a: (limited_first and atoms[a].limit == MAX_VGPRS,
-                                        -linked[a], -len(by_atom[a]), atoms[a].start))
-        del linked[at]
-        order.append(at)
-        link(at)
-
-    def holds(c) -> bool:
-        vals = [(q[at] + off) & c[1] for at, off in c[0] if at in q]
-        return len(set(vals)) == len(vals)
-
+    fixed = {n for n in links if n not in moved}
+    for n in fixed:
+        for m in {z for (x, _), (y, _), _ in links[n] for z in (x, y)} & moved:
+            domain[m] -= conflicts(n, atoms[n].start % BANKS, m)
+    q: dict[int, int] = {}
     steps = 0
 
-    def solve(k: int) -> bool:
+    def solve() -> bool:
         nonlocal steps
-        if k == len(order):
+        open_ = [n for n in domain if n not in q]
+        if not open_:
             return True
-        at = order[k]
-        own = atoms[at].start % BANKS
-        for v in ((own + i) % BANKS for i in range(BANKS)):
+        n = min(open_, key=lambda a: (len(domain[a]), -len(links.get(a, ())), a))
+        own = atoms[n].start % BANKS
+        for v in sorted(domain[n], key=lambda w: (w - own) % BANKS):
             steps += 1
             if steps > SEARCH_LIMIT:
                 raise _Refused("the bank search did not finish")
-            q[at] = v
-            if all(holds(c) for c in by_atom[at]) and solve(k + 1):
+            q[n] = v
+            trail = []
+            ok = True
+            for m in {z for (x, _), (y, _), _ in links.get(n, ()) for z in (x, y)}:
+                if m in domain and m not in q:
+                    cut = domain[m] & conflicts(n, v, m)
+                    domain[m] -= cut
+                    trail.append((m, cut))
+                    ok = ok and bool(domain[m])
+            if ok and solve():
                 return True
-            del q[at]
+            for m, cut in trail:
+                domain[m] |= cut
+            del q[n]
         return False
 
-    if not all(holds(c) for at in fixed for c in by_atom.get(at, [])) or not solve(0):
+    if not all(domain.values()) or not solve():
         raise _Refused("no bank assignment satisfies every v_wmma and VOPD")
     return q
 
 
-def _layout(atoms: list[_Atom], q: dict[int, int], fixed: dict[int, int]) -> dict[int, int]:
-    """A start register for every atom: the fixed one where it is; then first fit, atoms
-    with a 16-bit limit first, then those with a residue, by residue, longest first."""
-    taken = bytearray(MAX_VGPRS)
-    start = {}
-
-    def put(n: int, lo: int, hi: int, step: int) -> bool:
-        size = atoms[n].length
-        hole = bytes(size)
-        p = lo
-        while p <= hi:
-            p = taken.find(hole, p)
-            if p < 0 or p > hi:
-                return False
-            if (p - lo) % step:
-                p += step - (p - lo) % step
-                continue
-            taken[p:p + size] = b"\1" * size
-            start[n] = p
-            return True
-        return False
-
-    for n in fixed:
-        put(n, atoms[n].start, atoms[n].start, 1)
-    # Atoms of one residue in a row: a change of residue leaves up to 3 registers
-    # free for the single registers placed last. Grouped by residue, the layout grew
-    # 1 of 14 measured kernels (by 6 VGPRs); longest first, 3 of 14 (by 2, 4 and 14).
-    order = sorted((n for n in range(len(atoms)) if n not in start),
-                   key=lambda n: (atoms[n].limit == MAX_VGPRS, n not in q, q.get(n, 0),
-                                  -atoms[n].length, atoms[n].start))
+def _layout(atoms: list[_Atom], order: list[int], residue: dict[int, int], budget: int):
+    """The moved atoms, in order, around the others (where LLVM put them): at their own
+    start if it has the atom's residue and is free, else at the lowest start of that
+    residue whose registers are free over the atom's live points."""
+    start = {n: at.start for n, at in enumerate(atoms)}
+    occupied = [0] * MAX_VGPRS
+    for n, at in enumerate(atoms):
+        if n not in residue:
+            for k, bits in enumerate(at.live):
+                occupied[at.start + k] |= bits
     for n in order:
         at = atoms[n]
-        hi = min(at.limit, MAX_VGPRS - at.length)
-        lo = q[n] if n in q else 0
-        if not put(n, lo, hi, BANKS if n in q else 1):
-            raise _Refused(f"no room for {at.length} VGPRs within {MAX_VGPRS}")
-    return start
+        hi = min(at.limit, budget - at.length)
+        # Where LLVM put it, if that is on its bank and still free: the others of its
+        # kind (the accumulators, all alike) then keep their places too.
+        own = [at.start] if at.start % BANKS == residue[n] and at.start <= hi else []
+        for s in own + list(range(residue[n], hi + 1, BANKS)):
+            if all(not occupied[s + k] & bits for k, bits in enumerate(at.live)):
+                break
+        else:
+            raise _Refused(f"no room for {at.length} VGPRs on bank {residue[n]} within {budget}")
+        start[n] = s
+        for k, bits in enumerate(at.live):
+            occupied[s + k] |= bits
+    used = max(start[n] + at.length for n, at in enumerate(atoms))
+    return start, used
 
 
-def _rewrite(kernel: _Kernel, mapping: dict[int, int], used: int) -> str:
-    text = kernel.renamed(mapping)
+def _rewrite(kernel: _Kernel, values: _Values, start: dict[int, int], used: int) -> str:
+    lines = list(kernel.lines)
+    for ins in kernel.instrs:
+        line = lines[ins.line]
+        for o in sorted((o for ops in ins.operands for o in ops), key=lambda o: -o.at):
+            n, off = values.place(o)
+            r = start[n] + off
+            name = f"v{r}" if o.size == 1 else f"v[{r}:{r + o.size - 1}]"
+            line = line[:o.at] + name + line[o.end:]
+        lines[ins.line] = line
+    text = kernel.before + "\n".join(lines) + kernel.after
     # The VGPR counts of the descriptor and the metadata grow if the layout did.
     for pat in () if used <= kernel.vgprs else (r"(\.amdhsa_next_free_vgpr )(\d+)",
                                                 r"(\.num_vgpr, )(\d+)",
@@ -341,11 +718,11 @@ def renumber(asm: str) -> str:
         return f"{NOTE_PREFIX}{total} of {total} v_wmma on three VGPR banks as allocated\n" + asm
     try:
         kernel = _Kernel(asm)
-        mapping, used = _plan(kernel)
+        values, start, used = _plan(kernel)
     except _Refused as why:
         return (f"{NOTE_PREFIX}left as allocated ({why}): {total - colliding} of {total} "
                 f"v_wmma on three VGPR banks\n" + asm)
-    out = _rewrite(kernel, mapping, used)
+    out = _rewrite(kernel, values, start, used)
     left, _ = wmma_bank_collisions(out)
     return (f"{NOTE_PREFIX}{total - left} of {total} v_wmma on three VGPR banks "
             f"(as allocated: {total - colliding}), VGPRs renumbered\n" + out)
