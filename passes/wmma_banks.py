@@ -52,6 +52,7 @@ from accel.passes.registry import AccelPass, option, register
 from accel.target.database import ARCHES
 
 ENABLED = True
+DEBUG_LAYOUT = False
 
 # A dependent v_wmma: 32 cycles on three banks, 34 with two operands on one (seed 002).
 BANKS = 4
@@ -277,7 +278,7 @@ class _Lanes:
             state[dst] = None if a is None or b is None else self._ops[mnemonic](a, b)
         elif mnemonic == "s_mov_b32" and len(args) == 2:
             state[dst] = self.read(state, args[1], i)
-        elif "exec" in mnemonic or dst == "exec":
+        elif "saveexec" in mnemonic or "wrexec" in mnemonic or dst == "exec":
             state["exec"] = None
         elif mnemonic.startswith(("s_", "v_")):
             # Anything else an SGPR result goes to (v_cmp's, v_readfirstlane's) is no
@@ -590,16 +591,23 @@ def _plan(kernel: _Kernel) -> tuple[_Values, dict[int, int], int]:
     pairs += [(x, y, mask) if x[0] < y[0] else (y, x, mask) for (x, y), mask in vopd]
     moved = {at for ops in wmmas for at, _ in ops if not atoms[at].pinned}
     residue = _residues(atoms, moved, pairs)
-    order = sorted(moved, key=lambda n: (-atoms[n].length,
-                                         -sum(x.bit_count() for x in atoms[n].live),
-                                         atoms[n].start))
-    why = None
+    live = {n: sum(x.bit_count() for x in atoms[n].live) for n in moved}
+    orders = {"size": sorted(moved, key=lambda n: (-atoms[n].length, -live[n], atoms[n].start)),
+              "bank": sorted(moved, key=lambda n: (residue[n], -atoms[n].length, atoms[n].start)),
+              "start": sorted(moved, key=lambda n: (atoms[n].start, -atoms[n].length))}
+    results = []
     for budget in dict.fromkeys((max(kernel.vgprs, 1), MAX_VGPRS)):
-        try:
-            return (values,) + _layout(atoms, order, residue, budget)
-        except _Refused as e:
-            why = e
-    raise why
+        for name, order in orders.items():
+            for keep in (True, False):
+                try:
+                    results.append((_layout(atoms, order, residue, budget, keep), name, keep))
+                except _Refused as e:
+                    why = e
+    if DEBUG_LAYOUT:
+        print([(r[0][1], r[1], r[2]) for r in results])
+    if not results:
+        raise why
+    return (values,) + min(results, key=lambda r: r[0][1])[0]
 
 
 def _residues(atoms: list[_Atom], moved: set[int], pairs) -> dict[int, int]:
@@ -661,7 +669,8 @@ def _residues(atoms: list[_Atom], moved: set[int], pairs) -> dict[int, int]:
     return q
 
 
-def _layout(atoms: list[_Atom], order: list[int], residue: dict[int, int], budget: int):
+def _layout(atoms: list[_Atom], order: list[int], residue: dict[int, int], budget: int,
+            keep: bool):
     """The moved atoms, in order, around the others (where LLVM put them): at their own
     start if it has the atom's residue and is free, else at the lowest start of that
     residue whose registers are free over the atom's live points."""
@@ -676,7 +685,7 @@ def _layout(atoms: list[_Atom], order: list[int], residue: dict[int, int], budge
         hi = min(at.limit, budget - at.length)
         # Where LLVM put it, if that is on its bank and still free: the others of its
         # kind (the accumulators, all alike) then keep their places too.
-        own = [at.start] if at.start % BANKS == residue[n] and at.start <= hi else []
+        own = [at.start] if keep and at.start % BANKS == residue[n] and at.start <= hi else []
         for s in own + list(range(residue[n], hi + 1, BANKS)):
             if all(not occupied[s + k] & bits for k, bits in enumerate(at.live)):
                 break
