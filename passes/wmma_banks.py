@@ -52,7 +52,6 @@ from accel.passes.registry import AccelPass, option, register
 from accel.target.database import ARCHES
 
 ENABLED = True
-DEBUG_LAYOUT = False
 
 # A dependent v_wmma: 32 cycles on three banks, 34 with two operands on one (seed 002).
 BANKS = 4
@@ -116,39 +115,32 @@ _BRANCH = "s_cbranch_"
 _TERMINATORS = ("s_branch", "s_endpgm", "s_endpgm_saved")
 
 
-@dataclass
-class _Operand:
-    """One VGPR operand of an instruction: registers reg .. reg + size - 1."""
-    reg: int
-    size: int
-    at: int            # offset in the code line
-    end: int
-    arg: int           # which comma-separated operand of its component (0: the result's)
-    half: bool         # a 16-bit half (`v1.l`)
-    role: str = "use"  # use | def | rmw (read, then written) | early (written while the
-                       # instruction still reads its sources)
-    node: int = -1     # value node of its first register
+# An operand: [first register, registers, offset in its line, end, comma-separated
+# operand of its component (0: where the result goes), a 16-bit half (`v1.l`), role,
+# value node of its first register].
+REG, SIZE, AT, END, ARG, HALF, ROLE, NODE = range(8)
+# Roles: read; written; read, then written (the rest of the register is kept); written
+# while the instruction still reads its sources (early clobber).
+USE, DEF, RMW, EARLY = range(4)
 
 
-@dataclass
 class _Instr:
-    line: int
-    mnemonics: list[str]       # one, or VOPD's two
-    args: list[list[str]]      # each component's comma-separated operands
-    operands: list[list[_Operand]]
+    __slots__ = ("line", "mnemonics", "args_at", "ops")
+
+    def __init__(self, line, mnemonics, args_at, ops):
+        self.line, self.mnemonics, self.args_at, self.ops = line, mnemonics, args_at, ops
 
 
-def _component(line: str, lo: int, hi: int) -> tuple[str, list[str], list[_Operand]]:
-    text = line[lo:hi]
-    head = re.match(r"\s*(\S+)\s*", text)
-    mnemonic, args_at = head.group(1), lo + head.end()
+def _operands(line: str, lo: int, hi: int, vopd: bool) -> list[list]:
     ops = []
-    for m in _VGPR.finditer(line, args_at, hi):
+    for m in _VGPR.finditer(line, lo, hi):
         single, a, b = m.groups()
+        at = m.start()
         reg, size = (int(single), 1) if single else (int(a), int(b) - int(a) + 1)
-        ops.append(_Operand(reg, size, m.start(), m.end(), line.count(",", args_at, m.start()),
-                            line.startswith((".l", ".h"), m.end())))
-    return mnemonic, [x.strip() for x in line[args_at:hi].split(",")], ops
+        arg = line.count(",", lo, at) if vopd else 0 if at == lo else 1
+        ops.append([reg, size, at, m.end(), arg, line.startswith((".l", ".h"), m.end()),
+                    USE, -1])
+    return ops
 
 
 class _Kernel:
@@ -164,48 +156,76 @@ class _Kernel:
         start += len(sym.group(1)) + 3
         self.before, self.after = asm[:start], asm[end:]
         self.lines = asm[start:end].split("\n")
+        counts = re.findall(r"\.vgpr_count:\s+(\d+)", self.after)
+        self.vgprs = int(counts[0]) if len(counts) == 1 else 0
+        target = re.search(r"amdgcn-amd-amdhsa-[^\s\"]*-(gfx\w+)", asm)
+        self.arch = target.group(1) if target else None
         # The hardware writes the work-item ids into v0 (.. v2) before the kernel runs.
         ids = re.findall(r"\.amdhsa_system_vgpr_workitem_id (\d)", self.after)
         self.initialized = (1 << (int(ids[0]) + 1 if ids else 3)) - 1
-        counts = re.findall(r"\.vgpr_count:\s+(\d+)", self.after)
-        self.vgprs = int(counts[0]) if len(counts) == 1 else 0
         odd = _ODD_VGPR.search(asm, start, end)
         if odd:
             raise _Refused(f"unrecognized register operand at '{asm[odd.start():][:20]}'")
+        code = asm[start:end]
+        hit = next((x for x in _REFUSED if x in code), None)
+        if hit:
+            raise _Refused(f"it has {hit}*, across which no renaming is sound")
         self.instrs: list[_Instr] = []
-        # Blocks: [first instruction, end, successor labels or None for the next block].
+        # Blocks: [first instruction, end, successor labels (None: the next block)].
         self.blocks: list[list] = [[0, 0, [None]]]
         self.labels: dict[str, int] = {}
+        instrs, blocks = self.instrs, self.blocks
         for n, line in enumerate(self.lines):
-            body_end = line.find(";")
-            body_end = len(line) if body_end < 0 else body_end
-            body = line[:body_end].strip()
-            if not body or body.startswith("."):
-                if _LABEL.fullmatch(body):
-                    self._new_block()
-                    self.labels[body[:-1]] = len(self.blocks) - 1
+            head = line[:2]
+            if head[:1] != "\t":
+                if line.endswith(":") and _LABEL.fullmatch(line):
+                    if blocks[-1][0] != len(instrs) or len(blocks) - 1 in self.labels.values():
+                        blocks.append([len(instrs), len(instrs), [None]])
+                    self.labels[line[:-1]] = len(blocks) - 1
+                elif line and head[:1] != ";":
+                    raise _Refused(f"unrecognized line '{line[:30]}'")
                 continue
-            cuts = [0] + [m.start() for m in re.finditer("::", line[:body_end])] + [body_end]
-            comps = [_component(line, lo + (2 if k else 0), hi)
-                     for k, (lo, hi) in enumerate(zip(cuts, cuts[1:]))]
-            hit = next((x for c in comps for x in _REFUSED if x in c[0]), None)
-            if hit:
-                raise _Refused(f"it has {comps[0][0]}")
-            self.instrs.append(_Instr(n, [c[0] for c in comps], [c[1] for c in comps],
-                                      [c[2] for c in comps]))
-            self.blocks[-1][1] = len(self.instrs)
-            mnemonic = comps[0][0]
-            if mnemonic.startswith(_BRANCH) or mnemonic in _TERMINATORS:
-                self.blocks[-1][2] = [comps[0][1][0]] if mnemonic == "s_branch" else \
-                    [comps[0][1][0], None] if mnemonic.startswith(_BRANCH) else []
-                self._new_block()
+            if head in ("\t.", "\t;") or len(line) < 2:
+                continue
+            semi = line.find(";")
+            body = len(line) if semi < 0 else semi
+            if "::" in line:
+                cut = line.index("::")
+                parts = ((1, cut), (cut + 2, body))
+                mnemonics, args_at, ops = [], [], []
+                for k, (lo, hi) in enumerate(parts):
+                    sp = line.index(" ", lo + 1)
+                    mnemonics.append(line[lo:sp].strip())
+                    args_at.append(sp + 1)
+                    for o in _operands(line, sp + 1, hi, True):
+                        o.append(k)
+                        ops.append(o)
+                instrs.append(_Instr(n, mnemonics, args_at, ops))
+                continue
+            sp = line.find(" ", 1)
+            if sp < 0 or sp > body:
+                sp = body
+            mnemonic = line[1:sp]
+            ops = _operands(line, sp + 1, body, False) if mnemonic[0] != "s" else []
+            instrs.append(_Instr(n, (mnemonic,), (sp + 1,), ops))
+            if mnemonic[:2] == "s_" and (mnemonic.startswith(_BRANCH) or mnemonic in _TERMINATORS):
+                target = line[sp + 1:body].strip()
+                blocks[-1][1] = len(instrs)
+                blocks[-1][2] = [target] if mnemonic == "s_branch" else \
+                    [target, None] if mnemonic.startswith(_BRANCH) else []
+                blocks.append([len(instrs), len(instrs), [None]])
+            else:
+                blocks[-1][1] = len(instrs)
 
-    def _new_block(self) -> None:
-        last = self.blocks[-1]
-        if last[0] == last[1] and last[2] == [None] and len(self.blocks) > 1 and \
-                len(self.blocks) - 1 not in self.labels.values():
-            return
-        self.blocks.append([len(self.instrs), len(self.instrs), [None]])
+    def args(self, i: int, k: int = 0) -> list[str]:
+        """The comma-separated operands of instruction i (its component k)."""
+        ins = self.instrs[i]
+        line = self.lines[ins.line]
+        end = line.find(";")
+        text = line[ins.args_at[k]:end if end >= 0 else len(line)]
+        if len(ins.mnemonics) == 2 and k == 0:
+            text = text[:text.index("::")]
+        return [a.strip() for a in text.split(",")]
 
     def successors(self) -> list[list[int]]:
         out = []
@@ -223,15 +243,14 @@ class _Kernel:
         return out
 
 
-# ---- which operands are read and written ----------------------------------------------
 class _Lanes:
     """EXEC and the SGPRs that hold lane masks, as sets of lanes: truth tables over the
-    conditions the kernel branches on (each v_cmp result a variable), so that
+    conditions the kernel branches on (each unknown SGPR read a variable), so that
     `s_and_saveexec` .. `s_xor exec` .. `s_or exec, exec, s` (if, else, end if) is seen to
     give all lanes back. A VGPR written while EXEC may exclude lanes keeps its old value
     in them."""
 
-    VARIABLES = 12                 # 4096-entry tables; the kernels measured branch on <= 4
+    VARIABLES = 12                 # 4096-entry tables; the kernels measured read <= 6
     ALL = (1 << (1 << VARIABLES)) - 1
     _ops = {"s_and_b32": lambda a, b: a & b, "s_or_b32": lambda a, b: a | b,
             "s_xor_b32": lambda a, b: a ^ b, "s_andn2_b32": lambda a, b: a & ~b,
@@ -256,7 +275,7 @@ class _Lanes:
     def read(self, state: dict, name: str, i: int) -> int | None:
         name = "exec" if name.startswith("exec") else name
         if name not in state:
-            if not re.fullmatch(r"s\d+|vcc_lo", name):
+            if not _MASK_REG.fullmatch(name):
                 return None
             state[name] = self._variable((i, name))
         return state[name]
@@ -265,9 +284,13 @@ class _Lanes:
         state = dict(state)
         first = args[0] if args else ""
         dst = "exec" if first.startswith("exec") else first
-        if mnemonic.startswith("v_cmpx"):
-            cond = self._variable((i, "v_cmpx"))
-            state["exec"] = None if cond is None or state["exec"] is None else state["exec"] & cond
+        if mnemonic.startswith("v_"):
+            if mnemonic.startswith("v_cmpx"):
+                cond = self._variable((i, "v_cmpx"))
+                state["exec"] = None if cond is None or state["exec"] is None else \
+                    state["exec"] & cond
+            for name in args[:2]:      # v_cmp's, v_readlane's, a carry-out's SGPR result
+                state.pop(name, None)
         elif mnemonic in ("s_and_saveexec_b32", "s_or_saveexec_b32") and len(args) == 2:
             old, src = state["exec"], self.read(state, args[1], i)
             state[dst] = old
@@ -278,16 +301,29 @@ class _Lanes:
             state[dst] = None if a is None or b is None else self._ops[mnemonic](a, b)
         elif mnemonic == "s_mov_b32" and len(args) == 2:
             state[dst] = self.read(state, args[1], i)
-        elif "saveexec" in mnemonic or "wrexec" in mnemonic or dst == "exec":
+        elif "exec" in mnemonic or dst == "exec":
             state["exec"] = None
-        elif mnemonic.startswith(("s_", "v_")):
-            # Anything else an SGPR result goes to (v_cmp's, v_readfirstlane's) is no
-            # longer a known mask.
-            for name in re.findall(r"s\d+|vcc_lo", first):
-                state.pop(name, None)
-            if re.match(r"s\[(\d+):(\d+)\]|vcc\b", first):
-                state = {"exec": state["exec"]}
+        else:
+            # Anything else an SGPR result goes to is no longer a known mask.
+            tuple_ = _SGPR_TUPLE.fullmatch(first)
+            if tuple_:
+                for r in range(int(tuple_.group(1)), int(tuple_.group(2)) + 1):
+                    state.pop(f"s{r}", None)
+            elif first.startswith("vcc"):
+                state.pop("vcc_lo", None)
+            state.pop(first, None)
         return state
+
+
+_MASK_REG = re.compile(r"s\d+|vcc_lo")
+_SGPR_TUPLE = re.compile(r"s\[(\d+):(\d+)\]")
+# Scalar instructions that write no SGPR and no EXEC.
+_NO_SCALAR_RESULT = ("s_waitcnt", "s_delay_alu", "s_nop", "s_clause", "s_barrier", "s_cbranch",
+                     "s_branch", "s_endpgm", "s_sleep", "s_set_inst_prefetch", "s_wait_",
+                     "s_setprio", "s_sendmsg", "s_inst_prefetch", "s_code_end", "s_dcache")
+# Vector instructions that may write an SGPR (v_cmpx: EXEC).
+_SCALAR_RESULT = ("v_cmp", "v_read", "v_add_co", "v_sub_co", "v_subrev_co", "v_mad_u64",
+                  "v_mad_i64", "v_mad_co", "v_div_scale")
 
 
 def _join(a: dict, b: dict) -> dict:
@@ -302,14 +338,17 @@ def _masked(kernel: _Kernel, succ: list[list[int]]) -> list[bool]:
     state_in[0] = {"exec": _Lanes.ALL}
     masked = [True] * len(kernel.instrs)    # unreached code: assume the worst
     work = [0]
+    instrs = kernel.instrs
     while work:
         b = work.pop()
         state = state_in[b]
         first, end, _ = kernel.blocks[b]
         for i in range(first, end):
             masked[i] = state["exec"] != _Lanes.ALL
-            ins = kernel.instrs[i]
-            state = lanes.step(state, i, ins.mnemonics[0], ins.args[0])
+            mnemonic = instrs[i].mnemonics[0]
+            if mnemonic[:2] == "s_" and not mnemonic.startswith(_NO_SCALAR_RESULT) or \
+                    mnemonic.startswith(_SCALAR_RESULT):
+                state = lanes.step(state, i, mnemonic, kernel.args(i))
         for s in succ[b]:
             new = state if state_in[s] is None else _join(state_in[s], state)
             if new != state_in[s]:
@@ -319,34 +358,38 @@ def _masked(kernel: _Kernel, succ: list[list[int]]) -> list[bool]:
 
 
 def _assign_roles(ins: _Instr, masked: bool) -> None:
-    for mnemonic, ops in zip(ins.mnemonics, ins.operands):
-        if not ops:
-            continue
-        result = ops[0] if ops[0].arg == 0 else None
-        if mnemonic.startswith("v_wmma"):
-            if len(ops) not in (3, 4) or not all(o.size > 1 for o in ops):
-                raise _Refused(f"unrecognized operands of {mnemonic}")
-            c = ops[3] if len(ops) == 4 else None
-            same = c is not None and (c.reg, c.size) == (result.reg, result.size)
-            # D partly over A or B is not allowed; D equal to C is an update in place.
-            result.role = "rmw" if same else "early"
-        elif mnemonic.startswith("v_"):
-            if result is None or mnemonic.startswith(_READS_FIRST):
-                continue
-            # A tuple result equal to a source (v_lshlrev_b64 v[0:1], 1, v[0:1]) stays one.
-            identical = result.size > 1 and \
-                any((o.reg, o.size) == (result.reg, result.size) for o in ops[1:])
-            result.role = "rmw" if masked or result.half or identical or \
-                _KEEPS_REST.search(mnemonic) else "early" if result.size > 1 else "def"
-        elif mnemonic.startswith(_LOADS):
-            if result is None:
-                raise _Refused(f"unrecognized operands of {mnemonic}")
-            result.role = "rmw" if masked or "d16" in mnemonic else "def"
-        elif not mnemonic.startswith(_STORES + ("s_",)):
-            raise _Refused(f"no model of the VGPRs {mnemonic} reads and writes")
+    ops = ins.ops
+    if not ops:
+        return
+    if len(ins.mnemonics) == 2:                  # VOPD: each component's first operand
+        for o in ops:
+            if o[ARG] == 0:
+                o[ROLE] = RMW if masked or _KEEPS_REST.search(ins.mnemonics[o[8]]) else DEF
+        return
+    mnemonic = ins.mnemonics[0]
+    result = ops[0] if ops[0][ARG] == 0 else None
+    if mnemonic.startswith("v_wmma"):
+        if len(ops) not in (3, 4) or result is None or any(o[SIZE] == 1 for o in ops):
+            raise _Refused(f"unrecognized operands of {mnemonic}")
+        same = len(ops) == 4 and ops[3][REG] == result[REG] and ops[3][SIZE] == result[SIZE]
+        # D partly over A or B is not allowed; D equal to C is an update in place.
+        result[ROLE] = RMW if same else EARLY
+    elif mnemonic[:2] == "v_":
+        if result is None or mnemonic.startswith(_READS_FIRST):
+            return
+        size = result[SIZE]
+        # A tuple result equal to a source (v_lshlrev_b64 v[0:1], 1, v[0:1]) stays one.
+        identical = size > 1 and any(o[REG] == result[REG] and o[SIZE] == size for o in ops[1:])
+        result[ROLE] = RMW if masked or result[HALF] or identical or \
+            _KEEPS_REST.search(mnemonic) else EARLY if size > 1 else DEF
+    elif mnemonic.startswith(_LOADS):
+        if result is None:
+            raise _Refused(f"unrecognized operands of {mnemonic}")
+        result[ROLE] = RMW if masked or "d16" in mnemonic else DEF
+    elif not mnemonic.startswith(_STORES):
+        raise _Refused(f"no model of the VGPRs {mnemonic} reads and writes")
 
 
-# ---- values, their live ranges and the blocks they move in --------------------------------
 class _Values:
     """Every value a VGPR holds, found through the control flow: a value (web) is a
     register's defs and uses that reach each other; those of one tuple operand form an
@@ -356,66 +399,60 @@ class _Values:
     def __init__(self, kernel: _Kernel):
         succ = kernel.successors()
         masked = _masked(kernel, succ)
-        for i, ins in enumerate(kernel.instrs):
+        instrs, blocks = kernel.instrs, kernel.blocks
+        for i, ins in enumerate(instrs):
             _assign_roles(ins, masked[i])
-        blocks, instrs = kernel.blocks, kernel.instrs
-        gen, kill = [0] * len(blocks), [0] * len(blocks)
+        nb = len(blocks)
+        gen, kill, written = [0] * nb, [0] * nb, [0] * nb
         for b, (first, end, _) in enumerate(blocks):
+            g = k = w = 0
             for i in range(end - 1, first - 1, -1):
-                ops = [o for part in instrs[i].operands for o in part]
+                ops = instrs[i].ops
                 for o in ops:
-                    if o.role in ("def", "early"):
-                        bits = ((1 << o.size) - 1) << o.reg
-                        kill[b] |= bits
-                        gen[b] &= ~bits
+                    if o[ROLE] != USE:
+                        bits = ((1 << o[SIZE]) - 1) << o[REG]
+                        w |= bits
+                        if o[ROLE] != RMW:
+                            k |= bits
+                            g &= ~bits
                 for o in ops:
-                    if o.role in ("use", "rmw"):
-                        gen[b] |= ((1 << o.size) - 1) << o.reg
-        live_in, live_out = [0] * len(blocks), [0] * len(blocks)
+                    if o[ROLE] == USE or o[ROLE] == RMW:
+                        g |= ((1 << o[SIZE]) - 1) << o[REG]
+            gen[b], kill[b], written[b] = g, k, w
+        live_in, live_out = [0] * nb, [0] * nb
         changed = True
         while changed:
             changed = False
-            for b in range(len(blocks) - 1, -1, -1):
+            for b in range(nb - 1, -1, -1):
                 out = 0
                 for s in succ[b]:
                     out |= live_in[s]
                 new = gen[b] | (out & ~kill[b])
                 if new != live_in[b] or out != live_out[b]:
                     live_in[b], live_out[b], changed = new, out, True
-
         # A value is live only where some def (or the hardware, for the work-item id)
         # may have written it: a 16-bit half or masked lanes written into a register
         # nothing wrote before keep garbage, which no renaming needs to keep.
-        written = [0] * len(blocks)
-        for b, (first, end, _) in enumerate(blocks):
-            for i in range(first, end):
-                for ops in instrs[i].operands:
-                    for o in ops:
-                        if o.role != "use":
-                            written[b] |= ((1 << o.size) - 1) << o.reg
         preds = [[] for _ in blocks]
         for b, targets in enumerate(succ):
             for s in targets:
                 preds[s].append(b)
-        defined_in = [0] * len(blocks)
+        defined_in = [0] * nb
         changed = True
         while changed:
             changed = False
-            for b in range(len(blocks)):
+            for b in range(nb):
                 new = kernel.initialized if b == 0 else 0
                 for p in preds[b]:
                     new |= defined_in[p] | written[p]
                 if new != defined_in[b]:
                     defined_in[b], changed = new, True
-        for b in range(len(blocks)):
+        for b in range(nb):
             live_in[b] &= defined_in[b]
             live_out[b] &= defined_in[b] | written[b]
 
         parent: list[int] = []
-
-        def node() -> int:
-            parent.append(len(parent))
-            return len(parent) - 1
+        reg_of: list[int] = []
 
         def find(x: int) -> int:
             while parent[x] != x:
@@ -423,79 +460,97 @@ class _Values:
                 x = parent[x]
             return x
 
-        reg_of: list[int] = []
         segments = []          # (node, first point, last point)
-        entry_nodes = {}
+        joins = []             # (node at a block's end, successor block, register)
         in_nodes: list[dict[int, int]] = []
         tuples = []            # nodes of one tuple operand
         for b, (first, end, _) in enumerate(blocks):
             cur, since, last = {}, {}, {}
             at = 2 * first
-            ins_nodes = {}
+            entry = {}
             for r in _bits(live_in[b]):
-                ins_nodes[r] = cur[r] = node()
+                entry[r] = cur[r] = len(parent)
+                parent.append(len(parent))
                 reg_of.append(r)
                 since[r] = last[r] = at
-            in_nodes.append(ins_nodes)
+            in_nodes.append(entry)
             for i in range(first, end):
-                for ops in instrs[i].operands:
-                    for o in ops:
-                        if o.role in ("use", "rmw"):
-                            nodes = []
-                            for r in range(o.reg, o.reg + o.size):
-                                if r not in cur:        # garbage: nothing wrote it
-                                    cur[r] = node()
-                                    reg_of.append(r)
-                                    since[r] = 2 * i
-                                last[r] = 2 * i
-                                nodes.append(cur[r])
-                            o.node = nodes[0]
-                            if o.size > 1 and o.role == "use":
-                                tuples.append(nodes)
-                for ops in instrs[i].operands:
-                    for o in ops:
-                        if o.role == "use":
-                            continue
-                        nodes = []
-                        for r in range(o.reg, o.reg + o.size):
-                            n = node()
+                ops = instrs[i].ops
+                if not ops:
+                    continue
+                use_at = 2 * i
+                for o in ops:
+                    role = o[ROLE]
+                    if role == USE or role == RMW:
+                        r = o[REG]
+                        if r not in cur:        # garbage: nothing wrote it
+                            cur[r] = len(parent)
+                            parent.append(len(parent))
                             reg_of.append(r)
-                            if o.role == "rmw":
-                                parent[n] = find(cur[r])
-                            if r in cur:
-                                segments.append((cur[r], since[r], last[r]))
-                            cur[r] = n
-                            since[r] = 2 * i if o.role == "early" else 2 * i + 1
-                            last[r] = 2 * i + 1
-                            nodes.append(n)
-                        o.node = nodes[0]
-                        if o.size > 1:
-                            tuples.append(nodes)
+                            since[r] = use_at
+                        last[r] = use_at
+                        o[NODE] = cur[r]
+                        if o[SIZE] > 1:
+                            nodes = [o[NODE]]
+                            for r in range(r + 1, r + o[SIZE]):
+                                if r not in cur:
+                                    cur[r] = len(parent)
+                                    parent.append(len(parent))
+                                    reg_of.append(r)
+                                    since[r] = use_at
+                                last[r] = use_at
+                                nodes.append(cur[r])
+                            if role == USE:
+                                tuples.append(nodes)
+                for o in ops:
+                    role = o[ROLE]
+                    if role == USE:
+                        continue
+                    born = use_at if role == EARLY else use_at + 1
+                    nodes = []
+                    for r in range(o[REG], o[REG] + o[SIZE]):
+                        n = len(parent)
+                        if role == RMW:
+                            parent.append(find(cur[r]))
+                        else:
+                            parent.append(n)
+                        reg_of.append(r)
+                        if r in cur:
+                            segments.append((cur[r], since[r], last[r]))
+                        cur[r] = n
+                        since[r] = born
+                        last[r] = use_at + 1
+                        nodes.append(n)
+                    o[NODE] = nodes[0]
+                    if len(nodes) > 1:
+                        tuples.append(nodes)
             end_point = 2 * end - 1 if end > first else 2 * first
+            out = live_out[b]
             for r, n in cur.items():
-                live = live_out[b] >> r & 1
-                segments.append((n, since[r], end_point if live else last[r]))
-            for r in _bits(live_out[b]):
+                segments.append((n, since[r], end_point if out >> r & 1 else last[r]))
+            for r in _bits(out):
                 for s in succ[b]:
-                    if live_in[s] >> r & 1:
-                        entry_nodes.setdefault((s, r), []).append(cur[r])
-        for (s, r), nodes in entry_nodes.items():
-            for n in nodes:
-                a, c = find(n), find(in_nodes[s][r])
+                    joins.append((cur[r], s, r))
+        for n, s, r in joins:
+            target = in_nodes[s].get(r)
+            if target is not None:
+                a, c = find(n), find(target)
                 if a != c:
                     parent[a] = c
         self.find, self.reg_of = find, reg_of
-        self.pinned = {find(n) for n in in_nodes[0].values()}
+        pinned = {find(n) for n in in_nodes[0].values()}
 
         # Atoms: values tied by tuple operands (a value's offset in its atom is its
         # register minus the atom's first register).
         atom_parent = {}
 
         def afind(x):
-            while atom_parent.setdefault(x, x) != x:
-                atom_parent[x] = atom_parent[atom_parent[x]]
-                x = atom_parent[x]
-            return x
+            root = x
+            while atom_parent.get(root, root) != root:
+                root = atom_parent[root]
+            while x != root:
+                atom_parent[x], x = root, atom_parent[x]
+            return root
 
         for nodes in tuples:
             a = afind(find(nodes[0]))
@@ -512,20 +567,20 @@ class _Values:
             members.setdefault(afind(w), []).append(w)
         self.atom_of: dict[int, int] = {}      # value -> atom index
         self.atoms: list[_Atom] = []
-        for root in sorted(members, key=lambda a: min(reg_of[w] for w in members[a])):
-            ws = members[root]
-            base = min(reg_of[w] for w in ws)
-            at = _Atom(base, max(reg_of[w] for w in ws) - base + 1)
+        for ws in sorted(members.values(), key=lambda ws: min(reg_of[w] for w in ws)):
+            regs = [reg_of[w] for w in ws]
+            base = min(regs)
+            at = _Atom(base, max(regs) - base + 1)
             at.live = [0] * at.length
-            for w in ws:
-                at.live[reg_of[w] - base] |= live[w]
+            for w, r in zip(ws, regs):
+                at.live[r - base] |= live[w]
                 self.atom_of[w] = len(self.atoms)
-                at.pinned = at.pinned or w in self.pinned
+            at.pinned = any(w in pinned for w in ws)
             self.atoms.append(at)
 
-    def place(self, o: _Operand) -> tuple[int, int]:
+    def place(self, o: list) -> tuple[int, int]:
         """(atom, offset in it) of an operand's first register."""
-        w = self.find(o.node)
+        w = self.find(o[NODE])
         n = self.atom_of[w]
         return n, self.reg_of[w] - self.atoms[n].start
 
@@ -547,14 +602,30 @@ class _Atom:
 
 
 # ---- the renumbering ------------------------------------------------------------------
-def _vopd_slots(ops: list[_Operand]) -> list[tuple[_Operand | None, int]]:
-    """(operand or None, bank mask) of one VOPD component's dst, src0 and vsrc1 (the first
+def _vopd_slots(ops: list[list], k: int) -> list[tuple[list | None, int]]:
+    """(operand or None, bank mask) of VOPD component k's dst, src0 and vsrc1 (the first
     VGPR after src0: fmamk's literal sits between them)."""
     arg = {}
     for o in ops:
-        arg.setdefault(o.arg, o)
-    src1 = next((arg[k] for k in sorted(arg) if k >= 2), None)
+        if o[8] == k:
+            arg.setdefault(o[ARG], o)
+    src1 = next((arg[a] for a in sorted(arg) if a >= 2), None)
     return [(arg.get(0), 1), (arg.get(1), 3), (src1, 3)]
+
+
+def occupancy_budget(arch: str | None, vgprs: int) -> int:
+    """The most VGPRs a kernel may use and keep the occupancy `vgprs` give it: waves per
+    SIMD = simd_regs_per_lane // VGPRs rounded up to the allocation granule, 8 or 16
+    registers (both are assumed, so the budget holds whichever the chip uses)."""
+    if arch not in ARCHES or vgprs <= 0:
+        return vgprs
+    a = ARCHES[arch]
+
+    def waves(n, granule):
+        return min(a.max_waves_per_simd, a.simd_regs_per_lane // (-(-n // granule) * granule))
+
+    return max(n for n in range(vgprs, MAX_VGPRS + 1)
+               if all(waves(n, g) == waves(vgprs, g) for g in (8, 16)))
 
 
 def _plan(kernel: _Kernel) -> tuple[_Values, dict[int, int], int]:
@@ -564,23 +635,26 @@ def _plan(kernel: _Kernel) -> tuple[_Values, dict[int, int], int]:
     atoms = values.atoms
     wmmas, vopd = [], []
     for ins in kernel.instrs:
-        for mnemonic, ops in zip(ins.mnemonics, ins.operands):
+        ops = ins.ops
+        if not ops:
+            continue
+        mnemonic = ins.mnemonics[0]
+        if mnemonic.endswith("_e32"):
             for o in ops:
-                if o.half and mnemonic.endswith("_e32"):
+                if o[HALF]:
                     n, off = values.place(o)
                     atoms[n].limit = min(atoms[n].limit, E32_HALF_LIMIT - 1 - off)
-            if mnemonic.startswith("v_wmma"):
-                d, a, b, *c = ops
-                wmmas.append(tuple(values.place(o) for o in (d, a, b)))
-                if c and c[0].role == "use" and (c[0].reg, c[0].size) != (d.reg, d.size):
-                    wmmas.append(tuple(values.place(o) for o in (c[0], a, b)))
-        if len(ins.mnemonics) == 2:
-            x, y = (_vopd_slots(ops) for ops in ins.operands)
-            for (ox, mask), (oy, _) in zip(x, y):
+        if mnemonic.startswith("v_wmma"):
+            d, a, b, *c = ops
+            wmmas.append(tuple(values.place(o) for o in (d, a, b)))
+            if c and c[0][ROLE] == USE and (c[0][REG], c[0][SIZE]) != (d[REG], d[SIZE]):
+                wmmas.append(tuple(values.place(o) for o in (c[0], a, b)))
+        elif len(ins.mnemonics) == 2:
+            for (ox, mask), (oy, _) in zip(_vopd_slots(ops, 0), _vopd_slots(ops, 1)):
                 if ox is not None and oy is not None:
                     px, py = values.place(ox), values.place(oy)
                     if px[0] != py[0]:
-                        vopd.append(((px, py), mask))
+                        vopd.append((px, py, mask) if px[0] < py[0] else (py, px, mask))
     for ops in wmmas:
         same = [(x, y) for x in ops for y in ops if x < y and x[0] == y[0]]
         if any((ox - oy) % BANKS == 0 for (_, ox), (_, oy) in same):
@@ -588,26 +662,33 @@ def _plan(kernel: _Kernel) -> tuple[_Values, dict[int, int], int]:
     # Every constraint is pairwise: two registers' banks (mask 3) or parities (mask 1)
     # differ; between two atoms, a difference of their starts that is not allowed.
     pairs = [(x, y, BANKS - 1) for ops in wmmas for x in ops for y in ops if x[0] < y[0]]
-    pairs += [(x, y, mask) if x[0] < y[0] else (y, x, mask) for (x, y), mask in vopd]
-    moved = {at for ops in wmmas for at, _ in ops if not atoms[at].pinned}
-    residue = _residues(atoms, moved, pairs)
-    live = {n: sum(x.bit_count() for x in atoms[n].live) for n in moved}
-    orders = {"size": sorted(moved, key=lambda n: (-atoms[n].length, -live[n], atoms[n].start)),
-              "bank": sorted(moved, key=lambda n: (residue[n], -atoms[n].length, atoms[n].start)),
-              "start": sorted(moved, key=lambda n: (atoms[n].start, -atoms[n].length))}
-    results = []
-    for budget in dict.fromkeys((max(kernel.vgprs, 1), MAX_VGPRS)):
-        for name, order in orders.items():
-            for keep in (True, False):
-                try:
-                    results.append((_layout(atoms, order, residue, budget, keep), name, keep))
-                except _Refused as e:
-                    why = e
-    if DEBUG_LAYOUT:
-        print([(r[0][1], r[1], r[2]) for r in results])
-    if not results:
-        raise why
-    return (values,) + min(results, key=lambda r: r[0][1])[0]
+    pairs += vopd
+    wmma_atoms = {at for ops in wmmas for at, _ in ops if not atoms[at].pinned}
+    residue = _residues(atoms, wmma_atoms, pairs)
+    links: dict[int, list] = {}
+    for p in vopd:
+        for n in (p[0][0], p[1][0]):
+            links.setdefault(n, []).append(p)
+    live = [sum(x.bit_count() for x in at.live) for at in atoms]
+    free = [n for n, at in enumerate(atoms) if not at.pinned]
+    # Layouts, in the order they most often keep LLVM's VGPR count (84 kernels of
+    # benchmarks/bench_wmma_banks.py): only the v_wmma operands moved, around the rest
+    # where LLVM put it; or every value laid out anew, largest first.
+    layouts = (
+        (sorted(wmma_atoms, key=lambda n: (-atoms[n].length, -live[n], atoms[n].start)), True),
+        (sorted(free, key=lambda n: (-atoms[n].length, -live[n], atoms[n].start)), True),
+        (sorted(wmma_atoms, key=lambda n: (residue[n], -atoms[n].length, atoms[n].start)), False),
+        (sorted(free, key=lambda n: (n not in residue, residue.get(n, 0), -atoms[n].length,
+                                     atoms[n].start)), False),
+        (sorted(free, key=lambda n: (-atoms[n].length, -live[n], atoms[n].start)), False),
+    )
+    budget = occupancy_budget(kernel.arch, kernel.vgprs) if kernel.vgprs else MAX_VGPRS
+    best = next((found for order, keep in layouts
+                 if (found := _layout(atoms, order, residue, links, budget, keep))), None)
+    if best is None:
+        raise _Refused(f"no layout on three banks within {budget} VGPRs (LLVM's "
+                       f"{kernel.vgprs} and the registers that keep its occupancy)")
+    return (values,) + best
 
 
 def _residues(atoms: list[_Atom], moved: set[int], pairs) -> dict[int, int]:
@@ -624,16 +705,16 @@ def _residues(atoms: list[_Atom], moved: set[int], pairs) -> dict[int, int]:
         """The residues of atom m that a residue v of atom n rules out."""
         out = set()
         for (x, ox), (y, oy), mask in links[n]:
-            if {x, y} != {n, m} and not (x == y == n):
+            if {x, y} != {n, m}:
                 continue
             on, om = (ox, oy) if x == n else (oy, ox)
             out |= {w for w in range(BANKS) if (w + om) & mask == (v + on) & mask}
         return out
 
-    fixed = {n for n in links if n not in moved}
-    for n in fixed:
-        for m in {z for (x, _), (y, _), _ in links[n] for z in (x, y)} & moved:
-            domain[m] -= conflicts(n, atoms[n].start % BANKS, m)
+    for n in links:
+        if n not in moved:
+            for m in {z for (x, _), (y, _), _ in links[n] for z in (x, y)} & moved:
+                domain[m] -= conflicts(n, atoms[n].start % BANKS, m)
     q: dict[int, int] = {}
     steps = 0
 
@@ -669,45 +750,110 @@ def _residues(atoms: list[_Atom], moved: set[int], pairs) -> dict[int, int]:
     return q
 
 
-def _layout(atoms: list[_Atom], order: list[int], residue: dict[int, int], budget: int,
-            keep: bool):
-    """The moved atoms, in order, around the others (where LLVM put them): at their own
-    start if it has the atom's residue and is free, else at the lowest start of that
-    residue whose registers are free over the atom's live points."""
-    start = {n: at.start for n, at in enumerate(atoms)}
+def _layout(atoms: list[_Atom], order: list[int], residue: dict[int, int], links: dict,
+            budget: int, keep: bool) -> tuple[dict[int, int], int] | None:
+    """The atoms of `order`, in that order, around the others (where LLVM put them): at
+    their own start if `keep` and that is free (on their residue, if a v_wmma gave them
+    one), else at the lowest such start whose registers are free over the atom's live
+    points and whose VOPD partners already placed keep their banks. Where none is free,
+    the small unconstrained atoms in the way of one move elsewhere. None if an atom does
+    not fit within `budget` VGPRs."""
+    start: dict[int, int] = {}
     occupied = [0] * MAX_VGPRS
-    for n, at in enumerate(atoms):
-        if n not in residue:
-            for k, bits in enumerate(at.live):
-                occupied[at.start + k] |= bits
-    for n in order:
-        at = atoms[n]
-        hi = min(at.limit, budget - at.length)
-        # Where LLVM put it, if that is on its bank and still free: the others of its
-        # kind (the accumulators, all alike) then keep their places too.
-        own = [at.start] if keep and at.start % BANKS == residue[n] and at.start <= hi else []
-        for s in own + list(range(residue[n], hi + 1, BANKS)):
-            if all(not occupied[s + k] & bits for k, bits in enumerate(at.live)):
-                break
-        else:
-            raise _Refused(f"no room for {at.length} VGPRs on bank {residue[n]} within {budget}")
+    owners: list[set] = [set() for _ in range(MAX_VGPRS)]
+    moving = set(order)
+
+    def put(n: int, s: int) -> None:
         start[n] = s
-        for k, bits in enumerate(at.live):
+        for k, bits in enumerate(atoms[n].live):
             occupied[s + k] |= bits
-    used = max(start[n] + at.length for n, at in enumerate(atoms))
-    return start, used
+            owners[s + k].add(n)
+
+    def take(n: int) -> None:
+        s = start.pop(n)
+        for k, bits in enumerate(atoms[n].live):
+            occupied[s + k] ^= bits
+            owners[s + k].discard(n)
+
+    def banks_kept(n: int, s: int) -> bool:
+        for (x, ox), (y, oy), mask in links.get(n, ()):
+            m, om, on = (y, oy, ox) if x == n else (x, ox, oy)
+            if m in start and (start[m] + om) & mask == (s + on) & mask:
+                return False
+        return True
+
+    def fits(n: int, s: int) -> bool:
+        return not any(occupied[s + k] & bits for k, bits in enumerate(atoms[n].live)) \
+            and banks_kept(n, s)
+
+    def candidates(n: int):
+        at, q = atoms[n], residue.get(n)
+        hi = min(at.limit, budget - at.length)
+        lo, step = (0, 1) if q is None else (q, BANKS)
+        return range(lo, hi + 1, step)
+
+    def first_fit(n: int) -> bool:
+        s = next((s for s in candidates(n) if fits(n, s)), None)
+        if s is None:
+            return False
+        put(n, s)
+        return True
+
+    def evicting(n: int) -> bool:
+        live = atoms[n].live
+        for s in candidates(n):
+            if not banks_kept(n, s):
+                continue
+            away = {m for k, bits in enumerate(live) for m in owners[s + k]
+                    if atoms[m].live[s + k - start[m]] & bits}
+            if any(m not in moving or m in residue or atoms[m].length > 2 for m in away) or \
+                    len(away) > 2:
+                continue
+            was = {m: start[m] for m in away}
+            for m in away:
+                take(m)
+            put(n, s)
+            placed = []
+            for m in sorted(away, key=lambda m: -atoms[m].length):
+                if not first_fit(m):
+                    break
+                placed.append(m)
+            else:
+                return True
+            for m in placed:
+                take(m)
+            take(n)
+            for m, p in was.items():
+                put(m, p)
+        return False
+
+    for n, at in enumerate(atoms):
+        if n not in moving:
+            put(n, at.start)
+    for n in order:
+        at, q = atoms[n], residue.get(n)
+        if keep and at.start + at.length <= budget and at.start <= at.limit and \
+                (q is None or at.start % BANKS == q) and fits(n, at.start):
+            put(n, at.start)
+        elif not first_fit(n) and not evicting(n):
+            return None
+    return start, max(start[n] + at.length for n, at in enumerate(atoms))
 
 
 def _rewrite(kernel: _Kernel, values: _Values, start: dict[int, int], used: int) -> str:
-    lines = list(kernel.lines)
+    lines = kernel.lines[:]
     for ins in kernel.instrs:
+        if not ins.ops:
+            continue
         line = lines[ins.line]
-        for o in sorted((o for ops in ins.operands for o in ops), key=lambda o: -o.at):
+        pieces, at = [], 0
+        for o in ins.ops:
             n, off = values.place(o)
             r = start[n] + off
-            name = f"v{r}" if o.size == 1 else f"v[{r}:{r + o.size - 1}]"
-            line = line[:o.at] + name + line[o.end:]
-        lines[ins.line] = line
+            pieces += [line[at:o[AT]], f"v{r}" if o[SIZE] == 1 else f"v[{r}:{r + o[SIZE] - 1}]"]
+            at = o[END]
+        pieces.append(line[at:])
+        lines[ins.line] = "".join(pieces)
     text = kernel.before + "\n".join(lines) + kernel.after
     # The VGPR counts of the descriptor and the metadata grow if the layout did.
     for pat in () if used <= kernel.vgprs else (r"(\.amdhsa_next_free_vgpr )(\d+)",
