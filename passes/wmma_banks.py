@@ -537,8 +537,8 @@ class _Values:
                 a, c = find(n), find(target)
                 if a != c:
                     parent[a] = c
-        self.find, self.reg_of = find, reg_of
-        pinned = {find(n) for n in in_nodes[0].values()}
+        web = [find(n) for n in range(len(parent))]      # node -> its value
+        pinned = {web[n] for n in in_nodes[0].values()}
 
         # Atoms: values tied by tuple operands (a value's offset in its atom is its
         # register minus the atom's first register).
@@ -553,18 +553,19 @@ class _Values:
             return root
 
         for nodes in tuples:
-            a = afind(find(nodes[0]))
+            a = afind(web[nodes[0]])
             for n in nodes[1:]:
-                c = afind(find(n))
+                c = afind(web[n])
                 if c != a:
                     atom_parent[c] = a
         live: dict[int, int] = {}
         for n, lo, hi in segments:
-            w = find(n)
+            w = web[n]
             live[w] = live.get(w, 0) | ((1 << (hi - lo + 1)) - 1) << lo
         members: dict[int, list[int]] = {}
         for w in live:
             members.setdefault(afind(w), []).append(w)
+        self.web, self.reg_of = web, reg_of
         self.atom_of: dict[int, int] = {}      # value -> atom index
         self.atoms: list[_Atom] = []
         for ws in sorted(members.values(), key=lambda ws: min(reg_of[w] for w in ws)):
@@ -580,7 +581,7 @@ class _Values:
 
     def place(self, o: list) -> tuple[int, int]:
         """(atom, offset in it) of an operand's first register."""
-        w = self.find(o[NODE])
+        w = self.web[o[NODE]]
         n = self.atom_of[w]
         return n, self.reg_of[w] - self.atoms[n].start
 
@@ -816,8 +817,12 @@ def _layout(atoms: list[_Atom], order: list[int], residue: dict[int, int], links
         return True
 
     def fits(n: int, s: int) -> bool:
-        return not any(occupied[s + k] & bits for k, bits in enumerate(atoms[n].live)) \
-            and banks_kept(n, s)
+        k = s
+        for bits in atoms[n].live:
+            if occupied[k] & bits:
+                return False
+            k += 1
+        return banks_kept(n, s)
 
     def candidates(n: int):
         at, q = atoms[n], residue.get(n)
@@ -826,11 +831,21 @@ def _layout(atoms: list[_Atom], order: list[int], residue: dict[int, int], links
         return range(lo, hi + 1, step)
 
     def first_fit(n: int) -> bool:
-        s = next((s for s in candidates(n) if fits(n, s)), None)
-        if s is None:
-            return False
-        put(n, s)
-        return True
+        live = atoms[n].live
+        first, rest = live[0], live[1:]
+        for s in candidates(n):
+            if occupied[s] & first:
+                continue
+            k = s + 1
+            for bits in rest:
+                if occupied[k] & bits:
+                    break
+                k += 1
+            else:
+                if banks_kept(n, s):
+                    put(n, s)
+                    return True
+        return False
 
     def evicting(n: int) -> bool:
         live = atoms[n].live
@@ -875,14 +890,16 @@ def _layout(atoms: list[_Atom], order: list[int], residue: dict[int, int], links
 
 def _rewrite(kernel: _Kernel, values: _Values, start: dict[int, int], used: int) -> str:
     lines = kernel.lines[:]
+    atoms, web = values.atoms, values.web
+    moved = {w: r + start[n] - atoms[n].start for w, n in values.atom_of.items()
+             if start[n] != atoms[n].start for r in (values.reg_of[w],)}
     for ins in kernel.instrs:
-        if not ins.ops:
+        if not ins.ops or not any(web[o[NODE]] in moved for o in ins.ops):
             continue
         line = lines[ins.line]
         pieces, at = [], 0
         for o in ins.ops:
-            n, off = values.place(o)
-            r = start[n] + off
+            r = moved.get(web[o[NODE]], o[REG])
             pieces += [line[at:o[AT]], f"v{r}" if o[SIZE] == 1 else f"v[{r}:{r + o[SIZE] - 1}]"]
             at = o[END]
         pieces.append(line[at:])
