@@ -42,6 +42,7 @@ LLVM's allocation) is assembled as LLVM printed it.
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from dataclasses import dataclass
@@ -107,6 +108,11 @@ _READS_FIRST = ("v_cmpx", "v_readlane", "v_readfirstlane")
 # Results that keep part of the register they write: 16-bit results (a half, or the high
 # half kept), d16 loads, accumulators, v_writelane (the other lanes).
 _KEEPS_REST = re.compile(r"_[bfiu]16(?!x)|d16|fmac|_mac_|dot2c|dot2acc|writelane")
+
+
+@functools.lru_cache(maxsize=None)
+def _keeps_rest(mnemonic: str) -> bool:
+    return bool(_KEEPS_REST.search(mnemonic))
 # Instructions that name VGPRs indirectly, move lanes between registers or leave the
 # kernel: no register renaming is sound across them.
 _REFUSED = ("v_movrel", "v_swaprel", "s_set_gpr_idx", "v_swap", "v_permlane", "_dpp",
@@ -364,7 +370,7 @@ def _assign_roles(ins: _Instr, masked: bool) -> None:
     if len(ins.mnemonics) == 2:                  # VOPD: each component's first operand
         for o in ops:
             if o[ARG] == 0:
-                o[ROLE] = RMW if masked or _KEEPS_REST.search(ins.mnemonics[o[8]]) else DEF
+                o[ROLE] = RMW if masked or _keeps_rest(ins.mnemonics[o[8]]) else DEF
         return
     mnemonic = ins.mnemonics[0]
     result = ops[0] if ops[0][ARG] == 0 else None
@@ -381,7 +387,7 @@ def _assign_roles(ins: _Instr, masked: bool) -> None:
         # A tuple result equal to a source (v_lshlrev_b64 v[0:1], 1, v[0:1]) stays one.
         identical = size > 1 and any(o[REG] == result[REG] and o[SIZE] == size for o in ops[1:])
         result[ROLE] = RMW if masked or result[HALF] or identical or \
-            _KEEPS_REST.search(mnemonic) else EARLY if size > 1 else DEF
+            _keeps_rest(mnemonic) else EARLY if size > 1 else DEF
     elif mnemonic.startswith(_LOADS):
         if result is None:
             raise _Refused(f"unrecognized operands of {mnemonic}")
@@ -469,8 +475,8 @@ class _Values:
             at = 2 * first
             entry = {}
             for r in _bits(live_in[b]):
-                entry[r] = cur[r] = len(parent)
-                parent.append(len(parent))
+                entry[r] = cur[r] = n = len(parent)
+                parent.append(n)
                 reg_of.append(r)
                 since[r] = last[r] = at
             in_nodes.append(entry)
@@ -482,38 +488,30 @@ class _Values:
                 for o in ops:
                     role = o[ROLE]
                     if role == USE or role == RMW:
-                        r = o[REG]
-                        if r not in cur:        # garbage: nothing wrote it
-                            cur[r] = len(parent)
-                            parent.append(len(parent))
-                            reg_of.append(r)
-                            since[r] = use_at
-                        last[r] = use_at
-                        o[NODE] = cur[r]
-                        if o[SIZE] > 1:
-                            nodes = [o[NODE]]
-                            for r in range(r + 1, r + o[SIZE]):
-                                if r not in cur:
-                                    cur[r] = len(parent)
-                                    parent.append(len(parent))
-                                    reg_of.append(r)
-                                    since[r] = use_at
-                                last[r] = use_at
-                                nodes.append(cur[r])
-                            if role == USE:
-                                tuples.append(nodes)
+                        # An update in place (RMW) continues the value it reads.
+                        seen = use_at if role == USE else use_at + 1
+                        nodes = []
+                        for r in range(o[REG], o[REG] + o[SIZE]):
+                            n = cur.get(r)
+                            if n is None:       # garbage: nothing wrote it
+                                cur[r] = n = len(parent)
+                                parent.append(n)
+                                reg_of.append(r)
+                                since[r] = use_at
+                            last[r] = seen
+                            nodes.append(n)
+                        o[NODE] = nodes[0]
+                        if len(nodes) > 1:
+                            tuples.append(nodes)
                 for o in ops:
                     role = o[ROLE]
-                    if role == USE:
+                    if role == USE or role == RMW:
                         continue
                     born = use_at if role == EARLY else use_at + 1
                     nodes = []
                     for r in range(o[REG], o[REG] + o[SIZE]):
                         n = len(parent)
-                        if role == RMW:
-                            parent.append(find(cur[r]))
-                        else:
-                            parent.append(n)
+                        parent.append(n)
                         reg_of.append(r)
                         if r in cur:
                             segments.append((cur[r], since[r], last[r]))
@@ -552,10 +550,10 @@ class _Values:
                 atom_parent[x], x = root, atom_parent[x]
             return root
 
-        for nodes in tuples:
-            a = afind(web[nodes[0]])
-            for n in nodes[1:]:
-                c = afind(web[n])
+        for ws in {tuple(web[n] for n in nodes) for nodes in tuples}:
+            a = afind(ws[0])
+            for w in ws[1:]:
+                c = afind(w)
                 if c != a:
                     atom_parent[c] = a
         live: dict[int, int] = {}
@@ -564,20 +562,25 @@ class _Values:
             live[w] = live.get(w, 0) | ((1 << (hi - lo + 1)) - 1) << lo
         members: dict[int, list[int]] = {}
         for w in live:
-            members.setdefault(afind(w), []).append(w)
+            members.setdefault(afind(w) if w in atom_parent else w, []).append(w)
         self.web, self.reg_of = web, reg_of
         self.atom_of: dict[int, int] = {}      # value -> atom index
         self.atoms: list[_Atom] = []
-        for ws in sorted(members.values(), key=lambda ws: min(reg_of[w] for w in ws)):
+        spans = []
+        for ws in members.values():
             regs = [reg_of[w] for w in ws]
-            base = min(regs)
-            at = _Atom(base, max(regs) - base + 1)
-            at.live = [0] * at.length
-            for w, r in zip(ws, regs):
-                at.live[r - base] |= live[w]
-                self.atom_of[w] = len(self.atoms)
-            at.pinned = any(w in pinned for w in ws)
-            self.atoms.append(at)
+            spans.append((min(regs), max(regs), ws))
+        spans.sort(key=lambda x: x[0])
+        atom_of, atoms = self.atom_of, self.atoms
+        for base, top, ws in spans:
+            at = _Atom(base, top - base + 1)
+            bits = at.live
+            for w in ws:
+                bits[reg_of[w] - base] |= live[w]
+                atom_of[w] = len(atoms)
+                if w in pinned:
+                    at.pinned = True
+            atoms.append(at)
 
     def place(self, o: list) -> tuple[int, int]:
         """(atom, offset in it) of an operand's first register."""
@@ -593,13 +596,15 @@ def _bits(x: int):
         x ^= low
 
 
-@dataclass
 class _Atom:
-    start: int
-    length: int
-    limit: int = MAX_VGPRS      # highest start that keeps its e32 16-bit halves reachable
-    pinned: bool = False        # holds a value live at the kernel's entry (v0: work-item id)
-    live: list = None           # per register of the atom: the points its values occupy
+    """Registers start .. start + length - 1 in LLVM's text; `live`: per register, the
+    points its values occupy; `limit`: the highest start that keeps its e32 16-bit
+    halves reachable; `pinned`: it holds a value live at the kernel's entry (v0)."""
+    __slots__ = ("start", "length", "limit", "pinned", "live")
+
+    def __init__(self, start: int, length: int):
+        self.start, self.length, self.limit, self.pinned = start, length, MAX_VGPRS, False
+        self.live = [0] * length
 
 
 # ---- the renumbering ------------------------------------------------------------------
