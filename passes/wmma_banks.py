@@ -4,36 +4,43 @@ Why (seed 002, LLVM bug 204254, measured on gfx1151): a dependent v_wmma issues 
 32 cycles when its A (src0), B (src1) and C (src2/dst) operands start on three
 different VGPR banks (bank = first VGPR % 4), every 34 cycles when two share one: 6%
 of a WMMA-bound kernel. Each operand is 2, 4 or 8 VGPRs, so LLVM's allocator, laying
-tuples out one after the other, puts them on one bank: 16 of 16 WMMAs in accel's
-4096^3 kernels on gfx1100 and gfx1201 collided. The pinned LLVM has no option for it
-(a pre-RA hint is under review upstream, llvm-project PR 205530).
+tuples out one after the other, puts them on one bank: all 84 kernels selection picks
+in benchmarks/bench_wmma_banks.py collided. The pinned LLVM has no option for it (a
+pre-RA hint is under review upstream, llvm-project PR 205530).
 
-How: the kernel is serialized to assembly, its VGPRs are renumbered, and the text is
-assembled. The renumbering moves whole *atoms*: an atom is a maximal run of registers
-that some tuple operand (`v[a:b]`) of the kernel ties together, so moving each atom
-as a block keeps every tuple of every instruction contiguous, and a bijection on
-registers changes no instruction's meaning. Kept fixed or respected:
-  - the atom holding v0, which the hardware loads with the work-item id;
+How: the kernel is serialized to assembly, the *values* its VGPRs hold get other
+registers, and the text is assembled. A value (a web) is a register's writes and the
+reads they reach through the control flow; registers are renamed per value, so a
+register that holds an A fragment at one point and a B fragment at another can part.
+That needs each operand's role, modelled per instruction class (results first; the
+rest of a register kept by 16-bit halves, d16 loads, accumulators; a v_wmma's D an
+update of C, or written while A and B are read), and EXEC: a VGPR written while EXEC
+may exclude lanes keeps its old value in them, so those writes continue the value they
+overwrite. EXEC and the SGPRs that save it are followed as lane sets (`_Lanes`), which
+sees if/else/end-if give all lanes back. Values one tuple operand ties together form an
+*atom*, moved as one block (a value's offset in it is fixed), so tuples stay contiguous.
+Kept fixed or respected:
+  - values live at the kernel's entry (v0, which the hardware loads with the work-item id);
   - VOPD (v_dual_*) pairs: their X and Y operands in each slot stay on different banks
     (dst: different parity), the encoding's rule (AMDGPUBaseInfo, VOPD bank masks);
   - 16-bit halves (`v1.l`) in _e32 encodings stay below v128, all that encoding reaches;
-  - kernels that index VGPRs (v_movrel*) are left alone.
-Then each atom gets a start register, residues first (a small constraint search: each
-WMMA's three banks distinct), positions second (first fit below the VGPR budget). The
-instruction stream is LLVM's, unchanged: the same instructions, waits and schedule,
-only other register numbers, so no main-loop instruction is added and nothing spills.
+  - kernels with v_movrel*, v_swap*, v_permlane*, DPP or calls are left alone.
+Then each v_wmma atom gets a bank residue (a DSATUR search over the pairwise rules) and
+the atoms a start register (first fit over each register's live points, in the orders
+of STRATEGIES, until one layout keeps the kernel's waves per SIMD). The instruction
+stream is LLVM's, unchanged: the same instructions, waits and schedule, only other
+register numbers, so no main-loop instruction is added and nothing spills; the VGPR
+count may grow within the occupancy it has (the metadata says the new count).
 
 Assembling: the text becomes a gpu.module's `llvm.module_asm` and goes through
 gpu-module-to-binary, whose assembler and linker are the ones LLVM's own objects go
 through. LLVM appends the (empty) metadata note of that function-less module after the
 kernel's; it is cut off (`_drop_empty_metadata_note`), leaving one metadata note.
 
-Limit: an atom is the union over the whole kernel, so two operands of one WMMA can share
-one (a tuple that at another point of the loop holds both fragments ties them); on one
-bank they cannot be parted without live-range splitting, and the kernel is left as
-allocated, its assembly's first line saying why. Measured over the kernels selection
-picks (benchmarks/bench_wmma_banks.py): 66 of 84 fully separated, f16 and bf16 50 of
-56, i8 16 of 28.
+Limit, measured (benchmarks/bench_wmma_banks.py): 79 of 84 kernels have every v_wmma on
+three banks. The other five were allocated by LLVM up to their occupancy's limit (95 of
+96, 90 of 96, 144 of 144 VGPRs) and no layout on three banks was found within it; they
+are left as allocated, their assembly's first line saying why.
 
 Switching off: `ENABLED = False` restores plain gpu-module-to-binary; it is off on
 arches without WMMA, and a kernel whose WMMAs already sit on three banks (a future
@@ -101,6 +108,7 @@ class _Refused(Exception):
 
 
 _LABEL = re.compile(r"[\w.$]+:")
+_HEAD = re.compile(r"\s*(\S+)\s*")
 _LOADS = ("ds_load", "ds_read", "buffer_load", "global_load", "flat_load", "scratch_load")
 _STORES = ("ds_store", "ds_write", "buffer_store", "global_store", "flat_store", "scratch_store")
 # VALU instructions whose first operand, when a VGPR, is read (v_cmpx writes EXEC).
@@ -110,9 +118,6 @@ _READS_FIRST = ("v_cmpx", "v_readlane", "v_readfirstlane")
 _KEEPS_REST = re.compile(r"_[bfiu]16(?!x)|d16|fmac|_mac_|dot2c|dot2acc|writelane")
 
 
-@functools.lru_cache(maxsize=None)
-def _keeps_rest(mnemonic: str) -> bool:
-    return bool(_KEEPS_REST.search(mnemonic))
 # Instructions that name VGPRs indirectly, move lanes between registers or leave the
 # kernel: no register renaming is sound across them.
 _REFUSED = ("v_movrel", "v_swaprel", "s_set_gpr_idx", "v_swap", "v_permlane", "_dpp",
@@ -121,9 +126,14 @@ _BRANCH = "s_cbranch_"
 _TERMINATORS = ("s_branch", "s_endpgm", "s_endpgm_saved")
 
 
+@functools.lru_cache(maxsize=None)
+def _keeps_rest(mnemonic: str) -> bool:
+    return bool(_KEEPS_REST.search(mnemonic))
+
+
 # An operand: [first register, registers, offset in its line, end, comma-separated
 # operand of its component (0: where the result goes), a 16-bit half (`v1.l`), role,
-# value node of its first register].
+# value node of its first register(, VOPD component: 0 for X, 1 for Y)].
 REG, SIZE, AT, END, ARG, HALF, ROLE, NODE = range(8)
 # Roles: read; written; read, then written (the rest of the register is kept); written
 # while the instruction still reads its sources (early clobber).
@@ -200,20 +210,24 @@ class _Kernel:
                 parts = ((1, cut), (cut + 2, body))
                 mnemonics, args_at, ops = [], [], []
                 for k, (lo, hi) in enumerate(parts):
-                    sp = line.index(" ", lo + 1)
-                    mnemonics.append(line[lo:sp].strip())
-                    args_at.append(sp + 1)
-                    for o in _operands(line, sp + 1, hi, True):
+                    head = _HEAD.match(line, lo, hi)
+                    mnemonics.append(head.group(1))
+                    args_at.append(head.end())
+                    for o in _operands(line, head.end(), hi, True):
                         o.append(k)
                         ops.append(o)
                 instrs.append(_Instr(n, mnemonics, args_at, ops))
+                blocks[-1][1] = len(instrs)
                 continue
             sp = line.find(" ", 1)
             if sp < 0 or sp > body:
                 sp = body
             mnemonic = line[1:sp]
-            ops = _operands(line, sp + 1, body, False) if mnemonic[0] != "s" else []
-            instrs.append(_Instr(n, (mnemonic,), (sp + 1,), ops))
+            args_at = sp
+            while args_at < body and line[args_at] in " \t":
+                args_at += 1
+            ops = _operands(line, args_at, body, False) if mnemonic[0] != "s" else []
+            instrs.append(_Instr(n, (mnemonic,), (args_at,), ops))
             if mnemonic[:2] == "s_" and (mnemonic.startswith(_BRANCH) or mnemonic in _TERMINATORS):
                 target = line[sp + 1:body].strip()
                 blocks[-1][1] = len(instrs)
@@ -535,6 +549,8 @@ class _Values:
                 a, c = find(n), find(target)
                 if a != c:
                     parent[a] = c
+        if any(o[NODE] < 0 for ins in instrs for o in ins.ops):
+            raise _Refused("an instruction outside the kernel's blocks")
         web = [find(n) for n in range(len(parent))]      # node -> its value
         pinned = {web[n] for n in in_nodes[0].values()}
 
@@ -893,11 +909,36 @@ def _layout(atoms: list[_Atom], order: list[int], residue: dict[int, int], links
     return start, max(start[n] + at.length for n, at in enumerate(atoms))
 
 
+def _new_wmma_hazards(kernel: _Kernel, web: list[int], moved: dict[int, int]) -> int:
+    """v_wmma whose A or B overlaps the D of the v_wmma before it with no other VALU
+    between, in the renumbered text but not in LLVM's: the case LLVM's hazard recognizer
+    pads with a v_nop (GCNHazardRecognizer::fixWMMAHazards), which it did not see."""
+    found = 0
+    old_d = new_d = None
+    for ins in kernel.instrs:
+        mnemonic = ins.mnemonics[0]
+        if mnemonic.startswith("v_wmma"):
+            d, a, b = ins.ops[:3]
+            new = [(moved.get(web[o[NODE]], o[REG]), o[SIZE]) for o in (d, a, b)]
+            old = [(o[REG], o[SIZE]) for o in (d, a, b)]
+            if new_d is not None:
+                def hits(dst, src):
+                    return dst[0] < src[0] + src[1] and src[0] < dst[0] + dst[1]
+                found += any(hits(new_d, x) and not hits(old_d, y)
+                             for x, y in zip(new[1:], old[1:]))
+            old_d, new_d = old[0], new[0]
+        elif mnemonic[:2] == "v_":
+            old_d = new_d = None
+    return found
+
+
 def _rewrite(kernel: _Kernel, values: _Values, start: dict[int, int], used: int) -> str:
     lines = kernel.lines[:]
     atoms, web = values.atoms, values.web
     moved = {w: r + start[n] - atoms[n].start for w, n in values.atom_of.items()
              if start[n] != atoms[n].start for r in (values.reg_of[w],)}
+    if _new_wmma_hazards(kernel, web, moved):
+        raise _Refused("the layout puts a v_wmma's A or B on the D of the one before")
     for ins in kernel.instrs:
         if not ins.ops or not any(web[o[NODE]] in moved for o in ins.ops):
             continue
@@ -929,10 +970,10 @@ def renumber(asm: str) -> str:
     try:
         kernel = _Kernel(asm)
         values, start, used = _plan(kernel)
+        out = _rewrite(kernel, values, start, used)
     except _Refused as why:
         return (f"{NOTE_PREFIX}left as allocated ({why}): {total - colliding} of {total} "
                 f"v_wmma on three VGPR banks\n" + asm)
-    out = _rewrite(kernel, values, start, used)
     left, _ = wmma_bank_collisions(out)
     return (f"{NOTE_PREFIX}{total - left} of {total} v_wmma on three VGPR banks "
             f"(as allocated: {total - colliding}), VGPRs renumbered\n" + out)

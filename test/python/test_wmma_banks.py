@@ -371,3 +371,58 @@ def metadata_notes(elf: bytes) -> list[bytes]:
             notes.append(data[desc:desc + descsz])
         at = desc + (descsz + 3) // 4 * 4
     return notes
+
+
+# ---- the pass's EXEC model on small kernels ----------------------------------------------
+def kernel_text(code: str) -> str:
+    return ("\t.text\nk:\n" + code + ".Lfunc_end0:\n\t.amdhsa_kernel k\n"
+            "\t\t.amdhsa_system_vgpr_workitem_id 0\n\t.end_amdhsa_kernel\n"
+            "amdhsa.kernels:\n  - .vgpr_count:     16\n")
+
+
+def masked(code: str) -> list[bool]:
+    kernel = wmma_banks._Kernel(kernel_text(code))
+    return wmma_banks._masked(kernel, kernel.successors())
+
+
+def test_exec_is_followed_through_if_else_end_if():
+    # LLVM's if/else: save EXEC, narrow it, swap to the else lanes, give all back.
+    flags = masked("\tv_cmp_gt_u32_e32 vcc_lo, 4, v0\n"
+                   "\ts_and_saveexec_b32 s1, vcc_lo\n"
+                   "\tv_mov_b32_e32 v1, 1\n"           # then
+                   "\ts_xor_b32 s0, exec_lo, s1\n"
+                   "\ts_or_saveexec_b32 s1, s0\n"
+                   "\ts_xor_b32 exec_lo, exec_lo, s1\n"
+                   "\ts_cbranch_execz .LBB0_2\n"
+                   "\tv_mov_b32_e32 v1, 2\n"           # else
+                   ".LBB0_2:\n"
+                   "\ts_or_b32 exec_lo, exec_lo, s1\n"
+                   "\tv_mov_b32_e32 v2, v1\n"          # all lanes again
+                   "\ts_endpgm\n")
+    assert flags == [False, False, True, True, True, False, True, True, True, False, False]
+
+
+def test_a_saved_mask_overwritten_is_not_trusted():
+    flags = masked("\ts_and_saveexec_b32 s1, vcc_lo\n"
+                   "\ts_mov_b32 s1, 0\n"
+                   "\ts_or_b32 exec_lo, exec_lo, s1\n"
+                   "\tv_mov_b32_e32 v2, v1\n"
+                   "\ts_endpgm\n")
+    assert flags[-2] is True
+
+
+def test_a_masked_write_continues_the_value_it_overwrites():
+    """v1 written under a narrowed EXEC keeps its first value in the other lanes, so both
+    writes are one value and stay in one register; v3, written with all lanes, is free."""
+    kernel = wmma_banks._Kernel(kernel_text(
+        "\tv_mov_b32_e32 v1, 1\n"
+        "\ts_and_saveexec_b32 s1, vcc_lo\n"
+        "\tv_mov_b32_e32 v1, 3\n"
+        "\ts_or_b32 exec_lo, exec_lo, s1\n"
+        "\tv_mov_b32_e32 v3, 4\n"
+        "\tv_add_nc_u32_e32 v2, v1, v3\n"
+        "\ts_endpgm\n"))
+    values = wmma_banks._Values(kernel)
+    first, second, plain = kernel.instrs[0].ops[0], kernel.instrs[2].ops[0], kernel.instrs[4].ops[0]
+    assert values.web[first[wmma_banks.NODE]] == values.web[second[wmma_banks.NODE]]
+    assert second[wmma_banks.ROLE] == wmma_banks.RMW and plain[wmma_banks.ROLE] == wmma_banks.DEF
