@@ -381,10 +381,12 @@ def _assign_roles(ins: _Instr, masked: bool) -> None:
     ops = ins.ops
     if not ops:
         return
-    if len(ins.mnemonics) == 2:                  # VOPD: each component's first operand
+    if len(ins.mnemonics) == 2:
+        # VOPD: each component's first operand; written while the other component still
+        # reads (LLVM pairs only independent halves; no source may become a result).
         for o in ops:
             if o[ARG] == 0:
-                o[ROLE] = RMW if masked or _keeps_rest(ins.mnemonics[o[8]]) else DEF
+                o[ROLE] = RMW if masked or _keeps_rest(ins.mnemonics[o[8]]) else EARLY
         return
     mnemonic = ins.mnemonics[0]
     result = ops[0] if ops[0][ARG] == 0 else None
