@@ -15,7 +15,7 @@ import pytest
 
 from accel.api import compile_gemm, gemm_module_text
 from accel.bindings import ir, new_context
-from accel.passes import wmma_banks
+from accel.passes import vgpr_values, wmma_banks
 from accel.passes.registry import load_all
 from accel.pipelines.kernel import KernelPipeline, binaries, serialization
 from accel.pipelines.textual import UpstreamSegment, run_steps
@@ -372,7 +372,7 @@ def metadata_notes(elf: bytes) -> list[bytes]:
     return notes
 
 
-# ---- the pass's EXEC model on small kernels ----------------------------------------------
+# ---- the EXEC model of passes/vgpr_values.py on small kernels ----------------------------------------------
 def kernel_text(code: str) -> str:
     return ("\t.text\nk:\n" + code + ".Lfunc_end0:\n\t.amdhsa_kernel k\n"
             "\t\t.amdhsa_system_vgpr_workitem_id 0\n\t.end_amdhsa_kernel\n"
@@ -380,8 +380,8 @@ def kernel_text(code: str) -> str:
 
 
 def masked(code: str) -> list[bool]:
-    kernel = wmma_banks._Kernel(kernel_text(code))
-    return wmma_banks._masked(kernel, kernel.successors())
+    kernel = vgpr_values.Kernel(kernel_text(code))
+    return vgpr_values.masked_instructions(kernel, kernel.successors())
 
 
 def test_exec_is_followed_through_if_else_end_if():
@@ -413,7 +413,7 @@ def test_a_saved_mask_overwritten_is_not_trusted():
 def test_a_masked_write_continues_the_value_it_overwrites():
     """v1 written under a narrowed EXEC keeps its first value in the other lanes, so both
     writes are one value and stay in one register; v3, written with all lanes, is free."""
-    kernel = wmma_banks._Kernel(kernel_text(
+    kernel = vgpr_values.Kernel(kernel_text(
         "\tv_mov_b32_e32 v1, 1\n"
         "\ts_and_saveexec_b32 s1, vcc_lo\n"
         "\tv_mov_b32_e32 v1, 3\n"
@@ -421,7 +421,7 @@ def test_a_masked_write_continues_the_value_it_overwrites():
         "\tv_mov_b32_e32 v3, 4\n"
         "\tv_add_nc_u32_e32 v2, v1, v3\n"
         "\ts_endpgm\n"))
-    values = wmma_banks._Values(kernel)
+    values = vgpr_values.Values(kernel)
     first, second, plain = kernel.instrs[0].ops[0], kernel.instrs[2].ops[0], kernel.instrs[4].ops[0]
-    assert values.web[first[wmma_banks.NODE]] == values.web[second[wmma_banks.NODE]]
-    assert second[wmma_banks.ROLE] == wmma_banks.RMW and plain[wmma_banks.ROLE] == wmma_banks.DEF
+    assert values.web[first[vgpr_values.NODE]] == values.web[second[vgpr_values.NODE]]
+    assert second[vgpr_values.ROLE] == vgpr_values.RMW and plain[vgpr_values.ROLE] == vgpr_values.DEF
