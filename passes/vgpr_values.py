@@ -38,8 +38,6 @@ _READS_FIRST = ("v_cmpx", "v_readlane", "v_readfirstlane")
 # Results that keep part of the register they write: 16-bit results (a half, or the high
 # half kept), d16 loads, accumulators, v_writelane (the other lanes).
 _KEEPS_REST = re.compile(r"_[bfiu]16(?!x)|d16|fmac|_mac_|dot2c|dot2acc|writelane")
-
-
 # Instructions that name VGPRs indirectly, move lanes between registers or leave the
 # kernel: no register renaming is sound across them.
 _REFUSED = ("v_movrel", "v_swaprel", "s_set_gpr_idx", "v_swap", "v_permlane", "_dpp",
@@ -127,8 +125,8 @@ class Kernel:
                 continue
             semi = line.find(";")
             body = len(line) if semi < 0 else semi
-            if "::" in line:
-                cut = line.index("::")
+            cut = line.find("::", 0, body)
+            if cut >= 0:
                 parts = ((1, cut), (cut + 2, body))
                 mnemonics, args_at, ops = [], [], []
                 for k, (lo, hi) in enumerate(parts):
