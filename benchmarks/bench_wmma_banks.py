@@ -2,7 +2,7 @@
 v_wmma's A, B and C on three VGPR banks (seed 002: 32 instead of 34 cycles), at what
 cost in VGPRs, waves and main-loop instructions.
 
-    python benchmarks/bench_wmma_banks.py
+    python benchmarks/bench_wmma_banks.py [--latency N]
 
 Compiles 14 model-like and ragged shapes for f16, bf16 and i8 on gfx1100 and gfx1201
 (the selected perf config each), once as LLVM allocated them (wmma_banks.ENABLED =
@@ -12,11 +12,21 @@ and type: the kernels whose v_wmma all sit on three banks, before and after; the
 of the main loops (from each loop's label to its back-edge branch; summed). Then every
 kernel that still collides, with the first line of its assembly (accel-wmma-banks says
 there why it left the kernel as allocated).
+
+`--latency N`: instead, the compile latency the pass adds: the 12 WMMA kernels of
+benchmarks/bench_compile.py, each compiled N times with and N times without
+accel-wmma-banks, alternating (so a neighbour's load falls on both alike); per kernel
+the best wall and CPU time of each, then the medians and the median of the per-kernel
+ratios.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
+import resource
+import statistics
+import time
 from collections import Counter
 
 from accel.api import compile_gemm
@@ -48,7 +58,51 @@ def waves(vgprs: int) -> int:
     return min(16, 1536 // (-(-vgprs // 16) * 16))
 
 
+def latency(repeat: int) -> None:
+    shapes = ((1, 4096, 4096, 4096, "f16"), (1, 128, 1280, 5120, "f16"), (1, 1, 11008, 4096, "f16"),
+              (1, 3402, 4096, 1024, "bf16"), (8, 512, 512, 64, "f16"), (1, 77, 1001, 320, "i8"))
+    for arch in ("gfx1100", "gfx1201"):     # warm-up
+        compile_gemm(arch, m=64, n=64, k=64)
+    best = {True: [], False: []}
+    print(f"{'':40} {'wall ms: off':>12} {'on':>7} {'cpu ms: off':>12} {'on':>7}")
+    for arch in ("gfx1100", "gfx1201"):
+        for g, m, n, k, t in shapes:
+            times = {True: [], False: []}
+            for _ in range(repeat):
+                for on in (False, True):
+                    wmma_banks.ENABLED = on
+                    w, c = time.perf_counter(), cpu_seconds()
+                    compile_gemm(arch, g=g, m=m, n=n, k=k, in_type=t)
+                    times[on].append((time.perf_counter() - w, cpu_seconds() - c))
+            row = {on: (min(x[0] for x in v) * 1e3, min(x[1] for x in v) * 1e3)
+                   for on, v in times.items()}
+            for on in row:
+                best[on].append(row[on])
+            print(f"{arch} g={g} m={m} n={n} k={k} {t:5} {row[False][0]:12.1f} {row[True][0]:7.1f} "
+                  f"{row[False][1]:12.1f} {row[True][1]:7.1f}")
+    for i, what in ((0, "wall"), (1, "cpu")):
+        off = [x[i] for x in best[False]]
+        on = [x[i] for x in best[True]]
+        ratio = statistics.median(b / a for a, b in zip(off, on))
+        print(f"{what}: median best {statistics.median(off):.1f} ms without, "
+              f"{statistics.median(on):.1f} ms with accel-wmma-banks; median ratio {ratio:.3f}")
+
+
+def cpu_seconds() -> float:
+    """User + system time of this process and its finished children (the linker)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--latency", type=int, metavar="N",
+                   help="time N compiles with and N without the pass per kernel instead")
+    args = p.parse_args()
+    if args.latency:
+        latency(args.latency)
+        return
     rows: dict[tuple[str, str], Counter] = {}
     misses = []
     for arch in ("gfx1100", "gfx1201"):

@@ -305,20 +305,22 @@ def _layout(atoms: list[Atom], order: list[int], residue: dict[int, int], links:
     not fit within `budget` VGPRs."""
     start: dict[int, int] = {}
     occupied = [0] * MAX_VGPRS
-    owners: list[set] = [set() for _ in range(MAX_VGPRS)]
+    owners: list[set] = []      # per register, the atoms on it: built when first needed
     moving = set(order)
 
     def put(n: int, s: int) -> None:
         start[n] = s
         for k, bits in enumerate(atoms[n].live):
             occupied[s + k] |= bits
-            owners[s + k].add(n)
+            if owners:
+                owners[s + k].add(n)
 
     def take(n: int) -> None:
         s = start.pop(n)
         for k, bits in enumerate(atoms[n].live):
             occupied[s + k] ^= bits
-            owners[s + k].discard(n)
+            if owners:
+                owners[s + k].discard(n)
 
     def banks_kept(n: int, s: int) -> bool:
         for (x, ox), (y, oy), mask in links.get(n, ()):
@@ -363,6 +365,11 @@ def _layout(atoms: list[Atom], order: list[int], residue: dict[int, int], links:
         for s in candidates(n):
             if not banks_kept(n, s):
                 continue
+            if not owners:
+                owners.extend(set() for _ in range(MAX_VGPRS))
+                for m, p in start.items():
+                    for k in range(atoms[m].length):
+                        owners[p + k].add(m)
             away = {m for k, bits in enumerate(live) for m in owners[s + k]
                     if atoms[m].live[s + k - start[m]] & bits}
             if any(m not in moving or m in residue or atoms[m].length > 2 for m in away) or \
