@@ -126,8 +126,9 @@ def occupancy_budget(arch: str | None, vgprs: int) -> int:
 
 
 def _constraints(kernel: Kernel):
-    """The kernel's values; the atoms v_wmma read, with a bank residue each that keeps
-    every v_wmma on three banks and VOPD's rules; the VOPD pairs of each atom."""
+    """The kernel's values; the atoms v_wmma read (but those that must stay); the pairwise
+    bank rules ((atom, offset), (atom, offset), mask) that keep every v_wmma on three
+    banks and VOPD's halves apart; the VOPD rules of each atom."""
     values = Values(kernel)
     atoms = values.atoms
     wmmas, vopd = [], []
