@@ -203,9 +203,15 @@ def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
     values, wmma_atoms, pairs, links = _constraints(kernel)
     atoms = values.atoms
     budget = occupancy_budget(kernel.arch, kernel.vgprs) if kernel.vgprs else MAX_VGPRS
-    residues = {r: _residues(atoms, wmma_atoms, pairs, r) for r in ("links", "size")}
+    residues: dict[str, dict[int, int]] = {}
+
+    def residues_by(ranking: str) -> dict[int, int]:
+        if ranking not in residues:
+            residues[ranking] = _residues(atoms, wmma_atoms, pairs, ranking)
+        return residues[ranking]
+
     for ranking, how in STRATEGIES:
-        residue = residues[ranking]
+        residue = residues_by(ranking)
         order, keep = _layout_order(atoms, how, wmma_atoms, residue)
         found = _layout(atoms, order, residue, links, budget, keep)
         if found:
@@ -218,7 +224,7 @@ def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
     rng = random.Random(0)
     free = [n for n, at in enumerate(atoms) if not at.pinned]
     for trial in range(RESTARTS):
-        residue = residues[("links", "size")[trial % 2]]
+        residue = residues_by(("links", "size")[trial % 2])
         noise = {n: rng.random() for n in free}
         blur, shuffle, keep = (trial // 2) % 3 == 0, (trial // 2) % 2 == 1, (trial // 2) % 4 == 1
         order = sorted(free, key=lambda n: (
