@@ -1,18 +1,32 @@
 """WMMA operand banks over the kernels perf-config selection picks: how many have every
-v_wmma's A, B and C on three VGPR banks (seed 002: 32 instead of 34 cycles).
+v_wmma's A, B and C on three VGPR banks (seed 002: 32 instead of 34 cycles), at what
+cost in VGPRs, waves and main-loop instructions.
 
-    python benchmarks/bench_wmma_banks.py [--without-wmma-banks]
+    python benchmarks/bench_wmma_banks.py [--latency N]
 
 Compiles 14 model-like and ragged shapes for f16, bf16 and i8 on gfx1100 and gfx1201
-(the selected perf config each) and prints, per arch and type, the kernels whose
-v_wmma all sit on three banks, then every kernel that does not, with the first line
-of its assembly (accel-wmma-banks says there why it left the kernel as allocated).
-`--without-wmma-banks`: as LLVM allocated them.
+(the selected perf config each), once as LLVM allocated them (wmma_banks.ENABLED =
+False, the before) and once through accel-wmma-banks (the after), and prints per arch
+and type: the kernels whose v_wmma all sit on three banks, before and after; the VGPRs
+(sum over the kernels) and the kernels whose waves per SIMD changed; the instructions
+of the main loops (from each loop's label to its back-edge branch; summed). Then every
+kernel that still collides, with the first line of its assembly (accel-wmma-banks says
+there why it left the kernel as allocated).
+
+`--latency N`: instead, the compile latency the pass adds: the 12 WMMA kernels of
+benchmarks/bench_compile.py, each compiled N times with and N times without
+accel-wmma-banks, alternating (so a neighbour's load falls on both alike); per kernel
+the best wall and CPU time of each, then the medians and the median of the per-kernel
+ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import resource
+import statistics
+import time
 from collections import Counter
 
 from accel.api import compile_gemm
@@ -23,31 +37,110 @@ SHAPES = ((1, 4096, 4096, 4096), (1, 128, 1280, 5120), (1, 1, 11008, 4096), (1, 
           (8, 512, 512, 64), (1, 77, 1001, 320), (1, 2048, 2048, 2048), (1, 1024, 4096, 1024),
           (4, 256, 256, 256), (1, 32, 4096, 4096), (1, 4096, 32, 4096), (1, 333, 777, 111),
           (16, 64, 64, 64), (1, 8192, 1024, 512))
+_LABEL = re.compile(r"^(\.LBB\w+):", re.M)
+
+
+def main_loop_instructions(asm: str) -> int:
+    """Instructions from each loop label to the branch back to it."""
+    total = 0
+    for label in _LABEL.finditer(asm):
+        back = re.search(rf"^\ts_cbranch_\w+ {re.escape(label.group(1))}$", asm[label.end():],
+                         re.M)
+        if back:
+            body = asm[label.end():label.end() + back.end()]
+            total += sum(1 for ln in body.split("\n") if ln.startswith("\t") and
+                         not ln.startswith(("\t.", "\t;")))
+    return total
+
+
+def waves(vgprs: int) -> int:
+    """Waves per SIMD on gfx11/gfx12: 1536 VGPRs per lane, granule 16 (the smaller count)."""
+    return min(16, 1536 // (-(-vgprs // 16) * 16))
+
+
+def latency(repeat: int) -> None:
+    shapes = ((1, 4096, 4096, 4096, "f16"), (1, 128, 1280, 5120, "f16"), (1, 1, 11008, 4096, "f16"),
+              (1, 3402, 4096, 1024, "bf16"), (8, 512, 512, 64, "f16"), (1, 77, 1001, 320, "i8"))
+    for arch in ("gfx1100", "gfx1201"):     # warm-up
+        compile_gemm(arch, m=64, n=64, k=64)
+    best = {True: [], False: []}
+    print(f"{'':40} {'wall ms: off':>12} {'on':>7} {'cpu ms: off':>12} {'on':>7}")
+    for arch in ("gfx1100", "gfx1201"):
+        for g, m, n, k, t in shapes:
+            times = {True: [], False: []}
+            for _ in range(repeat):
+                for on in (False, True):
+                    wmma_banks.ENABLED = on
+                    w, c = time.perf_counter(), cpu_seconds()
+                    compile_gemm(arch, g=g, m=m, n=n, k=k, in_type=t)
+                    times[on].append((time.perf_counter() - w, cpu_seconds() - c))
+            row = {on: (min(x[0] for x in v) * 1e3, min(x[1] for x in v) * 1e3)
+                   for on, v in times.items()}
+            for on in row:
+                best[on].append(row[on])
+            print(f"{arch} g={g} m={m} n={n} k={k} {t:5} {row[False][0]:12.1f} {row[True][0]:7.1f} "
+                  f"{row[False][1]:12.1f} {row[True][1]:7.1f}")
+    for i, what in ((0, "wall"), (1, "cpu")):
+        off = [x[i] for x in best[False]]
+        on = [x[i] for x in best[True]]
+        ratio = statistics.median(b / a for a, b in zip(off, on))
+        print(f"{what}: median best {statistics.median(off):.1f} ms without, "
+              f"{statistics.median(on):.1f} ms with accel-wmma-banks; median ratio {ratio:.3f}")
+
+
+def cpu_seconds() -> float:
+    """User + system time of this process and its finished children (the linker)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--without-wmma-banks", action="store_true",
-                   help="serialize as LLVM allocated (wmma_banks.ENABLED = False): the before")
+    p.add_argument("--latency", type=int, metavar="N",
+                   help="time N compiles with and N without the pass per kernel instead")
     args = p.parse_args()
-    wmma_banks.ENABLED = not args.without_wmma_banks
-    good, total, misses = Counter(), Counter(), []
+    if args.latency:
+        latency(args.latency)
+        return
+    rows: dict[tuple[str, str], Counter] = {}
+    misses = []
     for arch in ("gfx1100", "gfx1201"):
         for in_type in ("f16", "bf16", "i8"):
+            row = rows.setdefault((arch, in_type), Counter())
             for g, m, n, k in SHAPES:
-                (kernel,) = compile_gemm(arch, g=g, m=m, n=n, k=k, in_type=in_type).kernels
-                colliding, wmmas = wmma_bank_collisions(kernel.assembly)
-                total[arch, in_type] += 1
-                if colliding == 0:
-                    good[arch, in_type] += 1
-                else:
-                    misses.append(f"  {arch} {in_type} g={g} m={m} n={n} k={k} "
-                                  f"{kernel.metadata['perf_config']}: {colliding} of {wmmas} "
-                                  f"collide | {kernel.assembly.splitlines()[0]}")
-    for key in total:
-        print(f"{key[0]} {key[1]:5} {good[key]:3} of {total[key]} kernels with every v_wmma "
-              f"on three VGPR banks")
-    print(f"all: {sum(good.values())} of {sum(total.values())}")
+                kernels = {}
+                for after in (False, True):
+                    wmma_banks.ENABLED = after
+                    (kernels[after],) = compile_gemm(arch, g=g, m=m, n=n, k=k,
+                                                     in_type=in_type).kernels
+                row["kernels"] += 1
+                for after, kern in kernels.items():
+                    colliding, wmmas = wmma_bank_collisions(kern.assembly)
+                    row[after, "good"] += colliding == 0
+                    row[after, "vgprs"] += kern.metadata["vgprs"]
+                    row[after, "loop"] += main_loop_instructions(kern.assembly)
+                    if after and colliding:
+                        misses.append(f"  {arch} {in_type} g={g} m={m} n={n} k={k} "
+                                      f"{kern.metadata['perf_config']}: {colliding} of {wmmas} "
+                                      f"collide | {kern.assembly.splitlines()[0]}")
+                row["waves changed"] += waves(kernels[True].metadata["vgprs"]) != \
+                    waves(kernels[False].metadata["vgprs"])
+    print(f"{'':13} {'on three banks':>16} {'VGPRs (sum)':>13} {'waves':>7} "
+          f"{'main-loop instrs':>18}")
+    print(f"{'':13} {'before':>7} {'after':>8} {'before':>6} {'after':>6} {'changed':>7} "
+          f"{'before':>8} {'after':>9}")
+    total = Counter()
+    for (arch, in_type), row in rows.items():
+        total.update(row)
+        print(f"{arch} {in_type:5} {row[False, 'good']:4}/{row['kernels']:<2} "
+              f"{row[True, 'good']:5}/{row['kernels']:<2} {row[False, 'vgprs']:6} "
+              f"{row[True, 'vgprs']:6} {row['waves changed']:7} {row[False, 'loop']:8} "
+              f"{row[True, 'loop']:9}")
+    print(f"all: {total[True, 'good']} of {total['kernels']} kernels with every v_wmma on three "
+          f"VGPR banks (as LLVM allocated: {total[False, 'good']}); main-loop instructions "
+          f"{total[False, 'loop']} -> {total[True, 'loop']}; waves per SIMD changed in "
+          f"{total['waves changed']}")
     print("\n".join(misses))
 
 
