@@ -218,9 +218,13 @@ class OperandCopy:
         then keeps few of them live at once)."""
         def one(it: Value) -> None:
             u = em.add(tid, em.mul(it, self.block_size))
-            vals = [x for x, _ in self._unit_load(em, u, 1, g, g_count, d_tile, k_tile)]
+            # A thread past the last unit loads as invalid (batch index G): its address
+            # would lie past the tile, and with the tile's origin in soffset (which gfx9
+            # leaves out of the range check) past the operand's end.
+            live = em.lt(u, self.units) if self.units % self.block_size else 1
+            vals = [x for x, _ in self._unit_load(em, u, live, g, g_count, d_tile, k_tile)]
             if self.units % self.block_size:
-                with em.region(f"scf.if {em.lt(u, self.units)}"):
+                with em.region(f"scf.if {live}"):
                     self._unit_store(em, lds, lds_type, lds_base, u, vals)
             else:
                 self._unit_store(em, lds, lds_type, lds_base, u, vals)

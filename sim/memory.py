@@ -115,8 +115,9 @@ def _check_region(st, buf: Buffer, addr, rows, what, where):
 
 
 def raw_buffer_offsets(idxs, info: MemRefInfo, n: int, index_offset: int, sgpr):
-    """Byte offsets (rows, n) of the elements of a raw buffer access, from the
-    descriptor's base (the view start), as the lowering computes them.
+    """(byte offsets, voffsets), both (rows, n): each element's offset from the
+    descriptor's base (the view start), and the part of it in the VGPR offset, as the
+    lowering computes them.
 
     convert-amdgpu-to-rocdl (pinned bindings, checked by lowering a strided view):
     voffset = (sum(idx_i * stride_i) + indexOffset) * elem_bytes, soffset =
@@ -129,8 +130,8 @@ def raw_buffer_offsets(idxs, info: MemRefInfo, n: int, index_offset: int, sgpr):
         linear = linear + i.astype(np.int64) * s
     voff = ((linear + index_offset) * eb) & 0xFFFFFFFF
     soff = 0 if sgpr is None else (sgpr.astype(np.int64) * eb) & 0xFFFFFFFF
-    first = voff + soff
-    return first.reshape(-1, 1) + np.arange(n, dtype=np.int64) * eb
+    lanes = np.arange(n, dtype=np.int64) * eb
+    return (voff + soff).reshape(-1, 1) + lanes, voff.reshape(-1, 1) + lanes
 
 
 def num_records(info: MemRefInfo) -> int:

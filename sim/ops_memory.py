@@ -214,12 +214,20 @@ def _raw_elements(st, r, m, idx, info, n, index_offset, sgpr, check, where_, ver
     rows = st.rows
     view = r[m]
     sg = None if sgpr is None else take(r[sgpr], rows)
-    offs = raw_buffer_offsets([take(r[i], rows) for i in idx], info, n, index_offset, sg)
+    offs, voffs = raw_buffer_offsets([take(r[i], rows) for i in idx], info, n, index_offset,
+                                     sg)
     eb = info.elem_bytes
     start = take(view.offset, rows).reshape(-1, 1)
     elem = start + offs // eb
     if check:
-        valid = offs + eb <= num_records(info)
+        records = num_records(info)
+        valid = offs + eb <= records
+        # LLVM's raw buffer intrinsics leave soffset out of the range check on gfx9 and
+        # "may or may not" count it on later chips (the amdgpu dialect's words): an
+        # element whose check depends on it reads another value on some chip.
+        if sg is not None and (valid != (voffs + eb <= records)).any():
+            raise AccelError(f"simulator: raw buffer {verb} whose range check depends on its "
+                             f"sgprOffset (gfx9 leaves soffset out of it)", location=where_)
     else:
         valid = np.ones(offs.shape, dtype=bool)
         if elem.min() < 0 or elem.max() >= view.buf.data.size:

@@ -53,15 +53,29 @@ def test_raw_buffer_negative_index_and_offsets():
       memref.store %b, %R[%c1] : memref<3xf32>
       %c2 = arith.constant 2 : index
       %s = arith.constant 1 : i32
-      %c = amdgpu.raw_buffer_load %X[%c4i] sgprOffset %s : memref<8xf32>, i32 -> vector<4xf32>
+      %c = amdgpu.raw_buffer_load %X[%c0i] sgprOffset %s : memref<8xf32>, i32 -> vector<4xf32>
       %c3 = vector.extract %c[3] : f32 from vector<4xf32>
       memref.store %c3, %R[%c2] : memref<3xf32>
 """
     X = np.arange(10, 18, dtype=np.float32)
     R = np.full(3, -1, np.float32)
-    run(kernel("%X: memref<8xf32>, %R: memref<3xf32>", body), [X, R])
-    # -1 wraps to a huge unsigned offset: 0. 4+2 -> X[6]. 4+1+3 = 8 is past the end: 0.
-    assert R.tolist() == [0, 16, 0]
+    run(kernel("%X: memref<8xf32>, %R: memref<3xf32>", body.replace(
+        "%c0i", "%z").replace("      %m1", "      %z = arith.constant 0 : i32\n      %m1", 1)),
+        [X, R])
+    # -1 wraps to a huge unsigned offset: 0. 4+2 -> X[6]. 0+1+3 -> X[4].
+    assert R.tolist() == [0, 16, 14]
+
+
+def test_raw_buffer_range_check_may_not_depend_on_sgpr_offset():
+    """gfx9 leaves soffset out of the range check (LLVM's raw buffer intrinsics): voffset
+    X[4] and soffset 1 put element 8 past the end, which reads 0 where soffset counts and
+    the memory after X on gfx942. A load that reads different values by chip is refused."""
+    body = """
+      %s = arith.constant 1 : i32
+      %c = amdgpu.raw_buffer_load %X[%c4i] sgprOffset %s : memref<8xf32>, i32 -> vector<4xf32>
+"""
+    with pytest.raises(AccelError, match="depends on its sgprOffset"):
+        run(kernel("%X: memref<8xf32>", body), [np.zeros(8, np.float32)])
 
 
 def test_raw_buffer_num_records_of_a_strided_view():
