@@ -403,6 +403,30 @@ def test_c_in_accel_layout_with_n_tiles_wider_than_its_padding(arch):
     check(arch, "f16", "bf16", 1, 33, 20, 30, a_layout="accel", cfg=cfg, c_layout="accel")
 
 
+# (nPerBlock, kpackPerBlock, kpack, waves): C pads N to kPB = kpackPB * kpack, the grid to nPB.
+ACCEL_C_N_TILES = {"kPB 128 > nPB 16": (16, 16, 8, 4), "kPB 64 > nPB 48": (48, 8, 8, 3),
+                   "kPB 16 < nPB 64": (64, 2, 8, 4)}
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("tile", list(ACCEL_C_N_TILES), ids=list(ACCEL_C_N_TILES))
+@pytest.mark.parametrize("n", [1, 17, 56, 100])
+def test_c_in_accel_layout_padding_past_the_grid(arch, tile, n):
+    """C's N padding reaches past the grid's columns when kPB > nPB (N = 56, nPB 16:
+    64 grid columns, 128 in C; with nPB 48 the part past the grid is not whole N tiles)
+    and stops inside the last N tile when kPB < nPB: every padding element is exactly 0
+    (run_gemm checks it elementwise; the buffer starts as a sentinel), plain, with
+    accumulate (C_old + 0, A in the accel layout) and through a fused op list, G = 2,
+    ragged M."""
+    n_pb, kpack_pb, kpack, waves = ACCEL_C_N_TILES[tile]
+    cfg = wave_config(arch, "f16", 32, n_pb, kpack_pb, kpack, waves=waves)
+    check(arch, "f16", "f32", 2, 40, n, 48, cfg=cfg, c_layout="accel")
+    check(arch, "f16", "f16", 2, 33, n, 20, a_layout="accel", cfg=cfg, c_layout="accel",
+          accumulate=True)
+    check(arch, "f16", "f16", 2, 45, n, 30, cfg=cfg, c_layout="accel", epilogue="bias_relu",
+          batched_bias=True)
+
+
 # ---- fused epilogues ------------------------------------------------------------------------
 EPILOGUE_TYPES = (("f16", "f16"), ("bf16", "f32"), ("i8", "i32"))
 
