@@ -193,7 +193,7 @@ class Epilogue:
                         col = em.add(col_lane, step * n_pb + c * mma.n + j)
                         # A store vector starts at a multiple of w, which divides kpack
                         # and so c_padded_n: it is wholly inside C's columns or past them.
-                        ok = last_tile if step * n_pb < self.c_padded_n - grid_n else \
+                        ok = last_tile if step * n_pb <= self.c_padded_n - grid_n else \
                             em.and_(last_tile, em.lt(col, self.c_padded_n))
                         idx = ", ".join(em.v(x) for x in self._accel_index(
                             em, em.select(ok, batch, self.g), m_tile, row_local, col))
