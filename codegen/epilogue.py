@@ -18,9 +18,14 @@ Accel-layout C ([G, M/mPB, N/kPB, kpackPB, mPB, kpack], element (g, i, j) at
 of the buffer, and the kernel writes it: its rows and columns hold exact zeros, since A
 and B read zero past M and N (and the bias is masked there), so C's padding is
 zero-filled as accel.pack fills it and C can feed a following GEMM as an accel-layout
-operand (with accumulate it keeps C's old padding plus zero). Only columns of the last
-N tile beyond C's padded N (N tiles are nPB wide, C pads N to kPB) are dropped, by the
-batch redirect; M tiles and C's M padding are both mPB, so no row is.
+operand (with accumulate it keeps C's old padding plus zero). N tiles are nPB wide and
+C pads N to kPB, so the grid's columns (N rounded up to nPB) and C's can differ: with
+kPB < nPB the last N tile's columns beyond C's padded N are dropped, by the batch
+redirect; with kPB > nPB C holds up to kPB - nPB columns past the grid (N = 56, nPB 16,
+kPB 128: 64 grid columns, 128 in C), and the last N tile's workgroups write them too,
+the tile's store pattern shifted right by nPB per step, with the value every padding
+column gets (0, or C_old + 0 with accumulate). M tiles and C's M padding are both mPB,
+so no row is dropped or left out.
 
 Fused epilogue (accel.gemm `epilogue`, dialect/epilogue_program.py): + C_old
 (accumulate), then the op list's steps, each on a vector of the accumulator type (f32,
@@ -162,6 +167,45 @@ class Epilogue:
                     y = self._narrow(em, x, w)
                     em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
                             f"{out_t} -> {self.c_type}, {i32s}")
+        if self.accel and grid_n < self.c_padded_n:
+            self._store_past_grid(em, reps_m, reps_n, batch, m_tile, row_in_tile, col_lane,
+                                  grid_n)
+
+    def _store_past_grid(self, em: Emitter, reps_m: int, reps_n: int, batch: str,
+                         m_tile: Value, row_in_tile: Value, col_lane: Value,
+                         grid_n: int) -> None:
+        """An accel-layout C's columns [grid_n, c_padded_n), no workgroup's own: the
+        last N tile's workgroups write them (module docstring). They are past N, so the
+        value is the padding's: the accumulator's 0 (+ C_old with accumulate), and 0
+        after a fused op list."""
+        mma, w, n_pb = self.mma, self.width, self.n_per_block
+        last_tile = 1 if grid_n == n_pb else em.lt(grid_n - n_pb - 1, col_lane)
+        steps = -(-(self.c_padded_n - grid_n) // n_pb)
+        keep_old = self.accumulate and not self.program.steps
+        zero = self._const(em, 0, w)
+        out_t = vector_type(w, self.out_elem)
+        zero_out = None if keep_old else self._narrow(em, zero, w)
+        for step in range(1, steps + 1):
+            for r in range(reps_m):
+                row_local = em.add(row_in_tile, r * mma.m)
+                for c in range(reps_n):
+                    for j in range(0, mma.c_len, w):
+                        col = em.add(col_lane, step * n_pb + c * mma.n + j)
+                        # A store vector starts at a multiple of w, which divides kpack
+                        # and so c_padded_n: it is wholly inside C's columns or past them.
+                        ok = last_tile if step * n_pb <= self.c_padded_n - grid_n else \
+                            em.and_(last_tile, em.lt(col, self.c_padded_n))
+                        idx = ", ".join(em.v(x) for x in self._accel_index(
+                            em, em.select(ok, batch, self.g), m_tile, row_local, col))
+                        i32s = ", ".join(["i32"] * 6)
+                        y = zero_out
+                        if keep_old:
+                            old = em.assign(f"amdgpu.raw_buffer_load {self.c}[{idx}] : "
+                                            f"{self.c_type}, {i32s} -> {out_t}")
+                            y = self._narrow(em, self._op(
+                                em, "add", w, zero, self._widen(em, old, self.out_elem, w)), w)
+                        em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
+                                f"{out_t} -> {self.c_type}, {i32s}")
 
     def _accel_index(self, em: Emitter, g: Value, m_tile: Value, row_local: Value,
                      col: Value) -> tuple[Value, ...]:

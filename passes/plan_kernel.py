@@ -89,8 +89,10 @@ def split_k_plan(gemm: GemmOp, plan: KernelPlan) -> SplitKPlan | None:
             # The workspace is a row-major [G * S, M, N] of the accumulator type.
             partial_vector=c_vector(mma, config, acc, shape.n, "row", False),
             # The reduction reads the workspace and writes C with one width: C's own
-            # store width, at most 128 bits of the accumulator type.
-            reduce_vector=widest_vector(acc, plan.c_vector))
+            # store width, at most 128 bits of the accumulator type, dividing N (an
+            # accel-layout C's width need not, but a workspace load past N's end would
+            # read the next row's sums into C's padding: N = 17, width 4, columns 17-19).
+            reduce_vector=widest_vector(acc, plan.c_vector, shape.n))
 
 
 def check_buildable(arch: ArchInfo, in_type: str, b_type: str, shape: GemmShape,

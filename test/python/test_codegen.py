@@ -22,7 +22,7 @@ from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.plan_kernel import PlanKernel
-from accel.sim import run_kernel
+from accel.sim import run_host, run_kernel
 from accel.target.database import get_arch
 from accel.tuning.validity import check_config
 
@@ -403,6 +403,69 @@ def test_c_in_accel_layout_with_n_tiles_wider_than_its_padding(arch):
     cfg = wave_config(arch, "f16", 32, 64, 2, 8)
     check(arch, "f16", "f32", 2, 40, 20, 48, cfg=cfg, c_layout="accel", accumulate=True)
     check(arch, "f16", "bf16", 1, 33, 20, 30, a_layout="accel", cfg=cfg, c_layout="accel")
+
+
+# (nPerBlock, kpackPerBlock, kpack, waves): C pads N to kPB = kpackPB * kpack, the grid to nPB.
+ACCEL_C_N_TILES = {"kPB 128 > nPB 16": (16, 16, 8, 4), "kPB 64 > nPB 48": (48, 8, 8, 3),
+                   "kPB 16 < nPB 64": (64, 2, 8, 4)}
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("tile", list(ACCEL_C_N_TILES), ids=list(ACCEL_C_N_TILES))
+@pytest.mark.parametrize("n", [1, 17, 56, 100])
+def test_c_in_accel_layout_padding_past_the_grid(arch, tile, n):
+    """C's N padding reaches past the grid's columns when kPB > nPB (N = 56, nPB 16:
+    64 grid columns, 128 in C; with nPB 48 the part past the grid is not whole N tiles)
+    and stops inside the last N tile when kPB < nPB: every padding element is exactly 0
+    (run_gemm checks it elementwise; the buffer starts as a sentinel), plain, with
+    accumulate (C_old + 0, A in the accel layout) and through a fused op list, G = 2,
+    ragged M."""
+    n_pb, kpack_pb, kpack, waves = ACCEL_C_N_TILES[tile]
+    cfg = wave_config(arch, "f16", 32, n_pb, kpack_pb, kpack, waves=waves)
+    check(arch, "f16", "f32", 2, 40, n, 48, cfg=cfg, c_layout="accel")
+    check(arch, "f16", "f16", 2, 33, n, 20, a_layout="accel", cfg=cfg, c_layout="accel",
+          accumulate=True)
+    check(arch, "f16", "f16", 2, 45, n, 30, cfg=cfg, c_layout="accel", epilogue="bias_relu",
+          batched_bias=True)
+
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_accel_c_feeds_the_next_gemm_as_a(arch):
+    """C1 = A1 B1 in the accel layout is the next gemm's A: its N (the next K) padded to
+    kPB 128 while the grid covers 64 of them (N = 56, nPB 16). C1 starts as NaN, so a
+    padding column left unwritten makes NaN * 0 = NaN in every element of C2."""
+    cfg = wave_config(arch, "f16", 32, 16, 16, 8)
+    m, k1, n1, n2 = 40, 48, 56, 24
+    tile = c_tile(cfg)
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        f16, f32 = ir.F16Type.get(), ir.F32Type.get()
+        types = [ir.MemRefType.get(list(s), t) for s, t in (
+            ((1, m, k1), f16), ((1, k1, n1), f16), (tile.shape(1, m, n1), f16),
+            ((1, n1, n2), f16), ((1, m, n2), f32))]
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("chain", (types, []))
+            with ir.InsertionPoint(f.add_entry_block()):
+                a1, b1, c1, b2, c2 = f.entry_block.arguments
+                GemmOp.build(a1, b1, c1, arch=arch, c_layout="accel", perf_config=cfg)
+                GemmOp.build(c1, b2, c2, arch=arch, a_layout="accel", perf_config=cfg)
+                func.ReturnOp([])
+        plan_and_lower(module)
+        rng = np.random.default_rng(4)
+        a, b, b_next = (random_operand(rng, "f16", s) for s in ((1, m, k1), (1, k1, n1),
+                                                                 (1, n1, n2)))
+        c_mid = np.full(tile.shape(1, m, n1), np.nan, np.float16)
+        out = np.full((1, m, n2), np.nan, np.float32)
+        run_host(module, "chain", [a, b, c_mid, b_next, out], arch=arch)
+    mid = unpack(c_mid, m, n1)
+    ref, tol = reference(mid, b_next, "f16", "f32")
+    bad = np.argwhere(~(np.abs(out - ref) <= tol))
+    assert bad.size == 0, f"{len(bad)} wrong elements of C2, first at {tuple(bad[0])}"
+    assert (c_mid[~pack(np.ones((1, m, n1), np.int8), tile).astype(bool)] == 0).all(), \
+        "C1's accel-layout padding is not zero"
+    ref, tol = reference(a, b, "f16", "f16")
+    assert (np.abs(mid - ref) <= tol).all()
 
 
 # ---- fused epilogues ------------------------------------------------------------------------

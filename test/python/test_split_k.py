@@ -40,9 +40,10 @@ def tile_config(arch: str, in_t: str, out_t: str, shape: GemmShape, slices: int)
 
 
 def run(arch, in_t, out_t, g, m, n, k, slices, *, a_layout="row", b_layout="row",
-        c_layout="row", accumulate=False, epilogue="none", seed=0):
-    """Compile and simulate one split-K gemm; (C, float64 reference, bound, launches)."""
-    cfg = tile_config(arch, in_t, out_t, GemmShape(g, m, n, k), slices)
+        c_layout="row", accumulate=False, epilogue="none", seed=0, cfg=None):
+    """Compile and simulate one split-K gemm (the selector's tile unless `cfg`); (C,
+    float64 reference, bound, launches)."""
+    cfg = cfg or tile_config(arch, in_t, out_t, GemmShape(g, m, n, k), slices)
     tiles = {"A": AccelTile(cfg.m_per_block, cfg.kpack_per_block, cfg.kpack),
              "B": AccelTile(cfg.n_per_block, cfg.kpack_per_block, cfg.kpack),
              "C": AccelTile(cfg.m_per_block, cfg.kpack_per_block, cfg.kpack)}
@@ -135,14 +136,36 @@ def test_output_state_and_epilogue_are_applied_once_after_the_sum(arch):
 def test_layouts(arch):
     """A and B in the accel layout (its padded K: the zero tiles past K come from the
     batch redirect), B transposed, C in the accel layout (padding written as zeros).
-    N = 120: the tile grid's columns cover C's N padded to kPerBlock (with N = 56 and a
-    16-wide tile, 128 columns of padding and 64 of grid, the one-kernel gemm leaves
-    the rest unwritten too)."""
-    for a_layout, b_layout, c_layout in (("accel", "accel", "row"),
-                                         ("transposed", "transposed", "accel")):
-        got, ref, tol, _, _ = run(arch, "f16", "f32", 1, 40, 120, 200, 3, a_layout=a_layout,
-                                  b_layout=b_layout, c_layout=c_layout)
+    N = 56 with the selector's 16- or 32-wide tile and kPerBlock 128: C's padding
+    reaches past the tile grid's columns (codegen/epilogue.py)."""
+    for n in (120, 56):
+        for a_layout, b_layout, c_layout in (("accel", "accel", "row"),
+                                             ("transposed", "transposed", "accel")):
+            got, ref, tol, _, _ = run(arch, "f16", "f32", 1, 40, n, 200, 3, a_layout=a_layout,
+                                      b_layout=b_layout, c_layout=c_layout)
+            assert_close(got, ref, tol)
+
+
+# (nPerBlock, kpackPerBlock): C pads N to kPB = kpackPB * 8, the grid to nPB.
+ACCEL_C_N_TILES = {"kPB 128 > nPB 16": (16, 16), "kPB 16 < nPB 64": (64, 2)}
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("tile", list(ACCEL_C_N_TILES), ids=list(ACCEL_C_N_TILES))
+@pytest.mark.parametrize("n", [1, 17, 56, 100])
+def test_accel_c_padding_past_the_grid(arch, tile, n):
+    """The reduction writes C's padding past the tile grid's columns (kPB > nPB) and
+    drops the last tile's columns past it (kPB < nPB): every padding element exactly 0
+    (run checks it; C starts as NaN), G = 2, ragged M, plain and through bias + relu."""
+    n_pb, kpack_pb = ACCEL_C_N_TILES[tile]
+    cfg = PerfConfig(m_per_block=32, n_per_block=n_pb, kpack_per_block=kpack_pb,
+                     m_per_wave=16, n_per_wave=16, mn_per_xdl=16, kpack=8, split_k=3)
+    for epilogue in ("none", "bias_relu"):
+        got, ref, tol, _, kernel = run(arch, "f16", "f16", 2, 45, n, 300, 3,
+                                       b_layout="transposed", c_layout="accel",
+                                       epilogue=epilogue, cfg=cfg)
         assert_close(got, ref, tol)
+        assert kernel.reduction.grid[0] == -(-n // n_pb)
 
 
 def test_same_inputs_same_bits():
