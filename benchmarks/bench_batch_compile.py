@@ -185,30 +185,42 @@ def main() -> None:
         kernels = len(json.loads(outs[0]["model.json"])["kernels"])
         print(f"outputs: {kernels} kernels; -j 1, -j {args.jobs} and the cached run wrote "
               f"{'the same bytes' if outs[0] == outs[1] == outs[2] else 'DIFFERENT bytes'}")
-        cold_walls = [w for jobs in job_counts for w, _ in cold[("accel-compile", jobs)]]
 
         iree = args.iree_compile or shutil.which("iree-compile")
         if iree is None:
             print("iree-compile: not found (not on PATH, no --iree-compile), no IREE figure")
         else:
-            iree_kernel = compare_iree(iree, gemms, work, env)
-            accel_kernel = min(cold_walls) / n
-            print(f"accel, cold (the faster of -j 1 and -j {args.jobs}), a kernel: "
-                  f"{accel_kernel * 1e3:.1f} ms; iree-compile: {iree_kernel * 1e3:.1f} ms: "
-                  f"accel is {iree_kernel / accel_kernel:.1f}x faster (target >= 5x)")
+            iree_kernel, same = compare_iree(iree, gemms, work, env)
+            best_jobs = min(job_counts, key=lambda j: min(w for w, _ in cold[("accel-compile", j)]))
+            if len(same) == n:
+                accel_kernel = min(w for w, _ in cold[("accel-compile", best_jobs)]) / n
+            else:
+                # The same GEMMs on both sides: accel again on those IREE compiled.
+                subset = os.path.join(work, "iree-subset.json")
+                with open(subset, "w") as f:
+                    json.dump(same, f)
+                wall, _ = run([tool, "--batch", subset, "-j", str(best_jobs), "--cache-dir",
+                               tempfile.mkdtemp(dir=work, prefix="cache-"),
+                               "-o", os.path.join(work, "out-subset")], env)
+                accel_kernel = wall / len(same)
+            print(f"on the {len(same)} GEMMs both compile, cold, a kernel: accel (-j {best_jobs}) "
+                  f"{accel_kernel * 1e3:.1f} ms, iree-compile {iree_kernel * 1e3:.1f} ms: accel "
+                  f"is {iree_kernel / accel_kernel:.1f}x faster (target >= 5x)")
         print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def compare_iree(iree: str, gemms: list[dict], work: str, env: dict) -> float:
+def compare_iree(iree: str, gemms: list[dict], work: str,
+                 env: dict) -> tuple[float, list[dict]]:
     """Compile the GEMMs with iree-compile, one module per chip (as a graph compiler
-    would hand IREE a model); prints and returns the wall time a kernel.
+    would hand IREE a model); prints and returns the wall time a kernel and the GEMMs
+    it compiled.
 
     A GEMM that iree-compile rejects (iree-base-compiler 3.13rc fails to distribute some
     transposed-B and batched matmuls on gfx942) is found by compiling each GEMM of a
     failing module alone, untimed, and left out: the figure is the time a kernel over
-    the GEMMs IREE compiles."""
+    the GEMMs IREE compiles, and accel is timed again on those."""
     version = subprocess.run([iree, "--version"], capture_output=True, text=True).stdout
     version = next((ln.strip() for ln in version.splitlines() if "compiler version" in ln),
                    "version unknown")
@@ -226,7 +238,7 @@ def compare_iree(iree: str, gemms: list[dict], work: str, env: dict) -> float:
         return run(cmd, env, check=check, failed_is_none=not check)
 
     wall = cpu = 0.0
-    compiled, rejected = 0, []
+    compiled, rejected = [], []
     for arch, _ in ARCH_SHARE:
         mine = [g for g in gemms if g["arch"] == arch]
         if compile_module(arch, mine, check=False) is None:
@@ -235,16 +247,16 @@ def compare_iree(iree: str, gemms: list[dict], work: str, env: dict) -> float:
             mine = [g for g in mine if g not in bad]
         if mine:
             w, c = compile_module(arch, mine, check=True)
-            wall, cpu, compiled = wall + w, cpu + c, compiled + len(mine)
-    print(f"iree-compile ({version}), the same GEMMs (one module per chip): {compiled} "
-          f"compiled, wall {wall:.2f} s = {wall / max(compiled, 1) * 1e3:.1f} ms a kernel; "
+            wall, cpu, compiled = wall + w, cpu + c, compiled + mine
+    print(f"iree-compile ({version}), the same GEMMs (one module per chip): {len(compiled)} "
+          f"compiled, wall {wall:.2f} s = {wall / max(len(compiled), 1) * 1e3:.1f} ms a kernel; "
           f"CPU {cpu:.2f} s")
     if rejected:
         print(f"  iree-compile rejected {len(rejected)}: "
               + "; ".join(f"{g['arch']} g={g.get('g', 1)} m={g['m']} n={g['n']} k={g['k']} "
                           f"{g.get('type', 'f16')}{' trans_b' if g.get('trans_b') else ''}"
                           for g in rejected))
-    return wall / max(compiled, 1)
+    return wall / max(len(compiled), 1), compiled
 
 
 _TYPES = {"f16": ("f16", "f16"), "bf16": ("bf16", "bf16"), "i8": ("i8", "i32")}
