@@ -60,12 +60,18 @@ class ArchInfo:
     max_waves_per_simd: int = 16
     simd_regs_per_lane: int = 1536
 
+    def __post_init__(self) -> None:
+        # mma_for's answers, made once: the selector asks for every candidate it checks
+        # (8,400 times for the nine first selections of a process).
+        menu: dict[tuple[str, str], list[MmaInstr]] = {}
+        for i in sorted(self.mma, key=lambda i: (-i.m * i.n, -i.k)):
+            menu.setdefault(i.types, []).append(i)
+        object.__setattr__(self, "_mma_by_types", {t: tuple(v) for t, v in menu.items()})
+
     def mma_for(self, in_type: str, b_type: str | None = None) -> tuple[MmaInstr, ...]:
         """The instructions for A of `in_type` and B of `b_type` (default: the same),
         widest tile first."""
-        want = (in_type, b_type or in_type)
-        return tuple(sorted((i for i in self.mma if i.types == want),
-                            key=lambda i: (-i.m * i.n, -i.k)))
+        return self._mma_by_types.get((in_type, b_type or in_type), ())
 
     def supports(self, in_type: str, b_type: str | None = None) -> bool:
         return bool(self.mma_for(in_type, b_type))

@@ -195,6 +195,39 @@ def test_any_executor_gives_the_serial_result():
     assert on_executor == serial
 
 
+class RecordingExecutor(CountingExecutor):
+    """Runs what it is given one at a time, in the order given, and records that order."""
+
+    def __init__(self) -> None:
+        self.inner = cf.ThreadPoolExecutor(1)
+        self.submitted = 0
+        self.units = []
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.units.append(args[0])
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_an_executor_gets_the_largest_output_first_and_the_order_changes_nothing():
+    sizes = [(1, 16, 16), (2, 32, 48), (1, 64, 32), (1, 16, 40)]
+    entries = [{"arch": "gfx1100", "g": g, "m": m, "n": n, "k": 32} for g, m, n in sizes]
+    ex = RecordingExecutor()
+    with ex:
+        on_executor = compile_batch(entries, executor=ex, assembly=False)
+    submitted = [(dict(u.spec)["g"], dict(u.spec)["m"], dict(u.spec)["n"]) for u in ex.units]
+    assert submitted == [(2, 32, 48), (1, 64, 32), (1, 16, 40), (1, 16, 16)]
+    # Kernels and entries in the entries' order, as compiled one by one in order.
+    assert on_executor == compile_batch(entries, assembly=False)
+
+
+def test_a_module_batch_on_an_executor_gets_its_largest_gemm_first():
+    ex = RecordingExecutor()
+    with ex:
+        on_executor = compile_module_batch(TWO_GEMMS, executor=ex, assembly=False)
+    assert ["2x77x40xf32" in u.text for u in ex.units] == [True, False]
+    assert on_executor == compile_module_batch(TWO_GEMMS, assembly=False)
+
+
 def test_worker_processes_give_the_serial_result():
     serial = compile_batch(ENTRIES, assembly=False)
     assert compile_batch(ENTRIES, jobs=2, assembly=False) == serial

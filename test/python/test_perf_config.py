@@ -170,3 +170,27 @@ def test_v3_mfma_m_per_wave_must_divide_m_per_block():
 def test_unknown_mma_kind():
     with pytest.raises(AccelError, match="mma_kind must be one of mfma, wmma, got 'dot'"):
         PerfConfig.parse("v3:64,64,8,32,16,4,2,3,2,1,1", "dot")
+
+
+@pytest.mark.parametrize("field", V4_FIELDS)
+@pytest.mark.parametrize("value, ok", [(0, None), (1, True), (2**31 - 1, True), (2**31, False),
+                                       (-1, False), (True, False), (2.0, False), ("8", False)])
+def test_a_constructed_config_checks_every_field(field, value, ok):
+    """Plain in-range ints take a shortcut past the per-field messages; everything else
+    is judged field by field, with the same verdict."""
+    base = dict(m_per_block=16, n_per_block=16, kpack_per_block=8, m_per_wave=16,
+                n_per_wave=16, mn_per_xdl=16, kpack=8)
+    positive = V4_FIELDS.index(field) < V4_FIELDS.index("schedule_version")
+    ok = (not positive) if ok is None else ok
+    if ok:
+        assert getattr(PerfConfig(**{**base, field: value}), field) == value
+    else:
+        with pytest.raises(AccelError, match=f"PerfConfig {field} must be an integer in"):
+            PerfConfig(**{**base, field: value})
+
+
+def test_numpy_fields_are_held_as_python_ints():
+    np = pytest.importorskip("numpy")
+    cfg = PerfConfig(np.int64(32), np.int32(16), 8, 16, 16, 16, 8)
+    assert type(cfg.m_per_block) is int and type(cfg.n_per_block) is int
+    assert cfg == PerfConfig(32, 16, 8, 16, 16, 16, 8)
