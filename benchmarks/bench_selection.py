@@ -125,7 +125,8 @@ def agreement(table, arch_filter=None, listing=False):
           "rates narrow-M tiles slower than their narrow-N mirrors; accel's row-major B makes "
           "narrow N the one that wastes cache lines)")
     print("physical: within 5% over the GEMMs whose origami best runs its active CUs at most "
-          "at their datasheet MMA rate (the others need split-K, which accel has not) and "
+          "at their datasheet MMA rate (the others need split-K, which the table's one-kernel "
+          "tiles leave out) and "
           "takes at least the time to move A, B and C once through DRAM")
     print(f"{'arch':<8} {'set':<9} {'GEMMs':>5} {'within 5%':>10} {'worst':>6} {'mirror':>6} "
           f"{'physical':>10}  worst GEMM")
