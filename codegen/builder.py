@@ -210,3 +210,23 @@ class Emitter:
                      for a, b in zip(parts[::2], parts[1::2])]
             n *= 2
         return parts[0]
+
+
+def kernel_module_text(symbol: str, args: list[str], body: str, block_size: int,
+                       grid: tuple[int, int, int], workgroup: list[str] = (),
+                       waves_per_eu: int = 0) -> str:
+    """The `gpu.module` holding one kernel `symbol`: its arguments, its LDS buffers
+    (workgroup attributions), the launch sizes LLVM may assume (known block and grid
+    sizes), and `rocdl.waves_per_eu` when set (it reaches LLVM as the
+    amdgpu-waves-per-eu function attribute)."""
+    lds = f"\n      workgroup({', '.join(workgroup)})" if workgroup else ""
+    occupancy = f"rocdl.waves_per_eu = {waves_per_eu} : i32, " if waves_per_eu else ""
+    gx, gy, gz = grid
+    return (f"gpu.module @{symbol} {{\n"
+            f"  gpu.func @{symbol}({', '.join(args)}){lds} kernel attributes {{"
+            f"{occupancy}known_block_size = array<i32: {block_size}, 1, 1>, "
+            f"known_grid_size = array<i32: {gx}, {gy}, {gz}>}} {{\n"
+            f"{body}\n"
+            f"      gpu.return\n"
+            f"  }}\n"
+            f"}}\n")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from accel.codegen.builder import Emitter
+from accel.codegen.builder import Emitter, kernel_module_text
 from accel.codegen.epilogue import Extra
 from accel.codegen.global_copy import OperandCopy
 from accel.codegen.kernel import GemmKernel
@@ -84,19 +84,9 @@ class GroupedGemmKernel:
         args.append(f"%seq_offsets: {self.seq_type}")
         if self.tile_list is not None:
             args.append(f"%tile_map: {self.tile_list.list_type}")
-        gx, gy, gz = self.grid
-        occupancy = (f"rocdl.waves_per_eu = {g.plan.waves_per_eu} : i32, "
-                     if g.plan.waves_per_eu else "")
-        return (
-            f"gpu.module @{self.symbol} {{\n"
-            f"  gpu.func @{self.symbol}({', '.join(args)})\n"
-            f"      workgroup(%lds_a: {lds_a}, %lds_b: {lds_b}) kernel attributes {{"
-            f"{occupancy}known_block_size = array<i32: {g.block_size}, 1, 1>, "
-            f"known_grid_size = array<i32: {gx}, {gy}, {gz}>}} {{\n"
-            f"{em.body_text()}\n"
-            f"      gpu.return\n"
-            f"  }}\n"
-            f"}}\n")
+        return kernel_module_text(self.symbol, args, em.body_text(), g.block_size, self.grid,
+                                  [f"%lds_a: {lds_a}", f"%lds_b: {lds_b}"],
+                                  g.plan.waves_per_eu)
 
     def _emit_body(self, em: Emitter) -> None:
         tpg = self.launch.tiles_per_group

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel.codegen.builder import Emitter
+from accel.codegen.builder import Emitter, kernel_module_text
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
@@ -109,22 +109,11 @@ class GemmKernel:
         em = Emitter()
         self._emit_body(em)
         lds_a, lds_b = self._lds_types()
-        gx, gy, gz = self.grid
-        bias_arg = "".join(f", {x.memref}: {x.memref_type}" for x in self.extras)
-        # rocdl.waves_per_eu reaches LLVM as the amdgpu-waves-per-eu function attribute.
-        occupancy = (f"rocdl.waves_per_eu = {self.plan.waves_per_eu} : i32, "
-                     if self.plan.waves_per_eu else "")
-        return (
-            f"gpu.module @{self.symbol} {{\n"
-            f"  gpu.func @{self.symbol}(%A: {self.a.memref_type}, %B: {self.b.memref_type}, "
-            f"%C: {self.c_type}{bias_arg})\n"
-            f"      workgroup(%lds_a: {lds_a}, %lds_b: {lds_b}) kernel attributes {{"
-            f"{occupancy}known_block_size = array<i32: {self.block_size}, 1, 1>, "
-            f"known_grid_size = array<i32: {gx}, {gy}, {gz}>}} {{\n"
-            f"{em.body_text()}\n"
-            f"      gpu.return\n"
-            f"  }}\n"
-            f"}}\n")
+        args = [f"%A: {self.a.memref_type}", f"%B: {self.b.memref_type}", f"%C: {self.c_type}"]
+        args += [f"{x.memref}: {x.memref_type}" for x in self.extras]
+        return kernel_module_text(self.symbol, args, em.body_text(), self.block_size, self.grid,
+                                  [f"%lds_a: {lds_a}", f"%lds_b: {lds_b}"],
+                                  self.plan.waves_per_eu)
 
     def _lds_types(self) -> tuple[str, str]:
         return tuple(f"memref<{self.buffers * op.lds_elems}x{op.elem}, "

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel.codegen.builder import Emitter
+from accel.codegen.builder import Emitter, kernel_module_text
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import vector_type
 from accel.codegen.loops import counted_loop
@@ -88,18 +88,9 @@ class ReductionKernel:
     def module_text(self) -> str:
         em = Emitter()
         self._emit_body(em)
-        gx, gy, gz = self.grid
-        extra_args = "".join(f", {x.memref}: {x.memref_type}" for x in self.extras)
-        return (
-            f"gpu.module @{self.symbol} {{\n"
-            f"  gpu.func @{self.symbol}(%W: {self.workspace_type}, %C: {self.c_type}"
-            f"{extra_args}) kernel attributes {{"
-            f"known_block_size = array<i32: {self.block_size}, 1, 1>, "
-            f"known_grid_size = array<i32: {gx}, {gy}, {gz}>}} {{\n"
-            f"{em.body_text()}\n"
-            f"      gpu.return\n"
-            f"  }}\n"
-            f"}}\n")
+        args = [f"%W: {self.workspace_type}", f"%C: {self.c_type}"]
+        args += [f"{x.memref}: {x.memref_type}" for x in self.extras]
+        return kernel_module_text(self.symbol, args, em.body_text(), self.block_size, self.grid)
 
     def _emit_body(self, em: Emitter) -> None:
         w, acc = self.width, self.acc_type

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel.codegen.builder import Emitter, Value
+from accel.codegen.builder import Emitter, Value, kernel_module_text
 from accel.codegen.loops import NO_UNROLL
 from accel.dialect.accel_tile import ceil_div
 from accel.tuning.grouped_launch import TILE_LIST_BLOCK, TILE_LIST_SENTINEL
@@ -72,17 +72,9 @@ class TileListKernel:
         em = Emitter()
         self._emit_body(em)
         scan_t = f"memref<{2 * TILE_LIST_BLOCK}xi32, #gpu.address_space<workgroup>>"
-        return (
-            f"gpu.module @{self.symbol} {{\n"
-            f"  gpu.func @{self.symbol}(%seq_offsets: {self.seq_type}, "
-            f"%tile_map: {self.list_type})\n"
-            f"      workgroup(%scan: {scan_t}) kernel attributes {{"
-            f"known_block_size = array<i32: {TILE_LIST_BLOCK}, 1, 1>, "
-            f"known_grid_size = array<i32: 1, 1, 1>}} {{\n"
-            f"{em.body_text()}\n"
-            f"      gpu.return\n"
-            f"  }}\n"
-            f"}}\n")
+        return kernel_module_text(
+            self.symbol, [f"%seq_offsets: {self.seq_type}", f"%tile_map: {self.list_type}"],
+            em.body_text(), TILE_LIST_BLOCK, (1, 1, 1), [f"%scan: {scan_t}"])
 
     # ---- body ----------------------------------------------------------------------
     def _group_tiles(self, em: Emitter, group: Value) -> Value:
