@@ -66,10 +66,10 @@ CASES = (
 # with fp8 x bf8, gfx1201's WMMA with bf8 x fp8; the first of each chip is the tile
 # selection picks for SHAPE, the second a small one in other layouts.
 FP8_CASES = (
-    ("gfx942", "f8E4M3FNUZ", "f8E5M2FNUZ", "v4:128,256,4,64,64,32,16,1,1,2,0,0,1,1", "row", "row"),
+    ("gfx942", "f8E4M3FNUZ", "f8E5M2FNUZ", "v4:128,128,16,64,64,32,16,1,1,2,0,0,1,1", "row", "row"),
     ("gfx942", "f8E4M3FNUZ", "f8E5M2FNUZ", "v4:64,64,8,32,32,16,16,1,1,2,0,0,1,1", "row",
      "transposed"),
-    ("gfx1201", "f8E5M2", "f8E4M3FN", "v4:128,256,1,64,64,16,16,1,1,2,0,0,1,1", "row", "row"),
+    ("gfx1201", "f8E5M2", "f8E4M3FN", "v4:128,128,8,32,32,16,16,1,1,2,0,0,1,1", "row", "row"),
     ("gfx1201", "f8E5M2", "f8E4M3FN", "v4:64,64,8,32,16,16,16,1,1,2,0,0,1,1", "accel", "accel"),
 )
 # The six f16 GEMMs (f16 out) of the main-loop figures, compiled with the tile the
