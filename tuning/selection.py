@@ -22,8 +22,11 @@ The rest are ranked by estimated time (cost_model; a tile 256 wide pays WIDE_MAR
 for its compile time), candidates within TIE of the best left being a tie (the model is
 not that precise); ties go to the one whose busiest unit finishes first (within TIE:
 where the chip-wide traffic bounds both, the other has no slack), then to fewer global
-bytes fetched in all, less LDS, fewer registers, the wider MFMA, fewer waves, kpack
-closest to a 16-byte LDS read, then the config text: deterministic.
+bytes fetched in all, fewer LDS bytes read per flop (wider wave tiles: on gfx942
+4096^3 128x256 with 128x64 per wave instead of 64x64 per wave, main-loop MMA work share
+0.454 -> 0.522 by benchmarks/bench_kernel_quality.py, no scratch), less LDS, fewer
+registers, the wider MFMA, fewer waves, kpack closest to a 16-byte LDS read, then the
+config text: deterministic.
 """
 
 from __future__ import annotations
@@ -317,7 +320,8 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
             parts = scores[key] = cost_model.estimate_parts(prep.terms, out_type, launch)
         traffic = prep.terms.global_bytes * launch.grid_size * launch.padded[2]
         return (ranking_score(c, parts[0]), parts[1],
-                (traffic // c.k_per_block, prep.lds, prep.regs, -c.mn_per_xdl,
+                (traffic // c.k_per_block, prep.terms.lds_traffic / prep.terms.flops,
+                 prep.lds, prep.regs, -c.mn_per_xdl,
                  prep.terms.num_waves, abs(c.kpack * eb - 16), prep.text), pl)
 
     scored = []
