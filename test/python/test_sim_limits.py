@@ -80,12 +80,12 @@ def test_kernel_over_the_work_limit_is_refused(loop_file):
 
 
 def test_gemm_over_the_limit_is_refused_fast_with_a_shape_that_fits():
-    rc, err, out = run_main("accel-run", ["gemm", "--arch", "gfx942", "-m", "2048", "-n", "2048",
-                                          "-k", "2048"])
+    rc, err, out = run_main("accel-run", ["gemm", "--arch", "gfx942", "-m", "4096", "-n", "4096",
+                                          "-k", "4096"])
     line = assert_one_error(rc, err)
     assert line.startswith("accel-run: error: simulator:") and out == ""
     shape = [int(x) for x in line.split("try ")[1].split(",")[0].split()[1::2]]
-    assert len(shape) == 3 and max(shape) < 2048
+    assert len(shape) == 3 and max(shape) < 4096
     assert "--work-limit (0 = none)" in line
 
 
@@ -98,7 +98,7 @@ def _stop(*_, **__):
 
 
 @pytest.mark.parametrize("arch, shape", [
-    ("gfx942", (1, 2048, 2048, 2048)), ("gfx1100", (1, 4096, 4096, 4096)),
+    ("gfx942", (1, 4096, 4096, 4096)), ("gfx1100", (1, 4096, 4096, 4096)),
     ("gfx1100", (1, 64, 20000, 4096)), ("gfx1201", (2, 1000, 3000, 2000)),
     ("gfx942", (120000, 16, 16, 16)),
 ])
