@@ -76,7 +76,8 @@ def gemm_module(arch, in_t, out_t, g, m, n, k, a_layout, b_layout, cfg, accumula
                 GemmOp.build(*args[:3], arch=arch, a_layout=a_layout, b_layout=b_layout,
                              c_layout=c_layout, perf_config=cfg, accumulate=accumulate,
                              bias=args[3] if bias_shape is not None else None,
-                             epilogue=epilogue)
+                             epilogue=epilogue,
+                             m=m if (a_layout, c_layout) == ("accel", "accel") else None)
                 func.ReturnOp([])
     return ctx, module
 
