@@ -432,6 +432,20 @@ def test_c_in_accel_layout_padding_past_the_grid(arch, tile, n):
 
 
 @pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("m", [1, 45, 100])
+@pytest.mark.parametrize("epilogue,accumulate,out_t", [
+    ("bias", False, "f16"), ("bias_relu", False, "f32"), ("bias_relu", True, "f16")])
+def test_a_and_c_accel_bias_keeps_padding_rows_zero(arch, m, epilogue, accumulate, out_t):
+    """A and C both in the accel layout: no operand's shape holds M (45 rows pad to 64),
+    so the gemm carries it (attribute m); a bias is not zero at zero, and without the
+    exact M rows M..63 of C got (relu of) the bias. run_gemm checks C's padding is
+    exactly 0 (the buffer starts as a sentinel), the rest elementwise."""
+    cfg = wave_config(arch, "f16", 32, 32, 4, 8)
+    check(arch, "f16", out_t, 2, m, 37, 30, a_layout="accel", cfg=cfg, c_layout="accel",
+          epilogue=epilogue, accumulate=accumulate, batched_bias=accumulate)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
 def test_accel_c_feeds_the_next_gemm_as_a(arch):
     """C1 = A1 B1 in the accel layout is the next gemm's A: its N (the next K) padded to
     kPB 128 while the grid covers 64 of them (N = 56, nPB 16). C1 starts as NaN, so a
