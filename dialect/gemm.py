@@ -15,9 +15,10 @@ Destination style on memrefs: C[G,M,N] (+)= A[G,M,K] * B[G,K,N]. Operand layouts
   C: row [G,M,N] | accel [G, M/mPB, N/kPB, kpackPB, mPB, kpack] (D=M, "K"=N; seed 001's
      second experiment), whose M and N are only known padded unless A or B is plain.
   With A and C both in the accel layout the integer attribute `m` is the exact M (no
-  operand's shape holds it); the kernel writes C's rows from M to the padded M as zeros,
-  which a fused epilogue that is not zero at zero (bias, an op list) would otherwise
-  fill, so such a gemm needs it (dialect/gemm_verifier.py).
+  operand's shape holds it), with B and C both in it `n` the exact N; the kernel writes
+  C's rows past M and columns past N as zeros, which a fused epilogue that is not zero
+  at zero (bias, an op list) would otherwise fill, so such a gemm needs them
+  (dialect/gemm_verifier.py).
 `accumulate` (unit attribute) adds into C instead of overwriting it.
 A and B share an element type, except that two fp8 formats of the chip's family may
 meet (fp8 x bf8: f8E4M3FNUZ / f8E5M2FNUZ on gfx942, f8E4M3FN / f8E5M2 on gfx1201);
@@ -88,11 +89,12 @@ class GemmOp(GemmLikeOp):
               perf_config: PerfConfig | str | None = None, accumulate: bool = False,
               bias: ir.Value | None = None, epilogue: str = "none",
               extras: list[ir.Value] = (), epilogue_operands: list[str] | None = None,
-              m: int | None = None, loc: ir.Location | None = None) -> "GemmOp":
+              m: int | None = None, n: int | None = None,
+              loc: ir.Location | None = None) -> "GemmOp":
         """Create the op at the current insertion point; `bias` becomes the 4th operand
         (its epilogue must be "bias" or "bias_relu"), or `extras` the operands after C
-        of an op-list epilogue, broadcast as `epilogue_operands` says; `m` is the exact M
-        of a gemm whose A and C are both in the accel layout."""
+        of an op-list epilogue, broadcast as `epilogue_operands` says; `m` (`n`) is the
+        exact M (N) of a gemm whose A (B) and C are both in the accel layout."""
         attrs = {
             "arch": ir.StringAttr.get(arch),
             "a_layout": ir.StringAttr.get(a_layout),
@@ -111,8 +113,9 @@ class GemmOp(GemmLikeOp):
         operands = [a, b, c] + ([bias] if bias is not None else []) + list(extras)
         gemm = cls(ir.Operation.create(cls.OP_NAME, results=[], operands=operands,
                                        attributes=attrs, loc=loc or ir.Location.unknown()))
-        if m is not None:
-            gemm.set_exact_m(m)
+        for dim, value in (("m", m), ("n", n)):
+            if value is not None:
+                gemm.set_exact(dim, value)
         return gemm
 
     # ---- reading -------------------------------------------------------------
@@ -199,6 +202,11 @@ class GemmOp(GemmLikeOp):
         """The `m` attribute: M when A and C are both in the accel layout."""
         return int_attr(self.op, "m")
 
+    @property
+    def exact_n(self) -> int | None:
+        """The `n` attribute: N when B and C are both in the accel layout."""
+        return int_attr(self.op, "n")
+
     def shape(self) -> GemmShape:
         """G, M, N, K read off the operands (call verify() first for a clean error)."""
         a_shape, _ = memref_info(self.a)
@@ -212,6 +220,8 @@ class GemmOp(GemmLikeOp):
                 m = self.exact_m
             if self.b_layout != "accel":
                 n = plain_view(b_shape, self.b_layout, "B")[1]
+            elif self.exact_n is not None:
+                n = self.exact_n
         else:
             g, m, n = c_shape
         k = reduction_extent(a_shape, self.a_layout, "a")
@@ -232,8 +242,9 @@ class GemmOp(GemmLikeOp):
         for d, v in zip("mnk", padded):
             self.op.attributes[f"padded_{d}"] = ir.IntegerAttr.get(i64, v)
 
-    def set_exact_m(self, m: int) -> None:
-        self.op.attributes["m"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), m)
+    def set_exact(self, dim: str, value: int) -> None:
+        """Attribute `m` or `n`: the exact extent no accel-layout shape holds."""
+        self.op.attributes[dim] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
     # ---- verification --------------------------------------------------------
     def verify(self) -> None:
