@@ -14,6 +14,11 @@ Destination style on memrefs: C[G,M,N] (+)= A[G,M,K] * B[G,K,N]. Operand layouts
   B: row [G,K,N] | transposed [G,N,K] | accel [G, N/nPB, K/kPB, kpackPB, nPB, kpack]
   C: row [G,M,N] | accel [G, M/mPB, N/kPB, kpackPB, mPB, kpack] (D=M, "K"=N; seed 001's
      second experiment), whose M and N are only known padded unless A or B is plain.
+  With A and C both in the accel layout the integer attribute `m` is the exact M (no
+  operand's shape holds it), with B and C both in it `n` the exact N; the kernel writes
+  C's rows past M and columns past N as zeros, which a fused epilogue that is not zero
+  at zero (bias, an op list) would otherwise fill, so such a gemm needs them
+  (dialect/gemm_verifier.py).
 `accumulate` (unit attribute) adds into C instead of overwriting it.
 A and B share an element type, except that two fp8 formats of the chip's family may
 meet (fp8 x bf8: f8E4M3FNUZ / f8E5M2FNUZ on gfx942, f8E4M3FN / f8E5M2 on gfx1201);
@@ -84,10 +89,12 @@ class GemmOp(GemmLikeOp):
               perf_config: PerfConfig | str | None = None, accumulate: bool = False,
               bias: ir.Value | None = None, epilogue: str = "none",
               extras: list[ir.Value] = (), epilogue_operands: list[str] | None = None,
+              m: int | None = None, n: int | None = None,
               loc: ir.Location | None = None) -> "GemmOp":
         """Create the op at the current insertion point; `bias` becomes the 4th operand
         (its epilogue must be "bias" or "bias_relu"), or `extras` the operands after C
-        of an op-list epilogue, broadcast as `epilogue_operands` says."""
+        of an op-list epilogue, broadcast as `epilogue_operands` says; `m` (`n`) is the
+        exact M (N) of a gemm whose A (B) and C are both in the accel layout."""
         attrs = {
             "arch": ir.StringAttr.get(arch),
             "a_layout": ir.StringAttr.get(a_layout),
@@ -104,9 +111,12 @@ class GemmOp(GemmLikeOp):
             attrs["epilogue_operands"] = ir.ArrayAttr.get(
                 [ir.StringAttr.get(k) for k in epilogue_operands])
         operands = [a, b, c] + ([bias] if bias is not None else []) + list(extras)
-        op = ir.Operation.create(cls.OP_NAME, results=[], operands=operands,
-                                 attributes=attrs, loc=loc or ir.Location.unknown())
-        return cls(op)
+        gemm = cls(ir.Operation.create(cls.OP_NAME, results=[], operands=operands,
+                                       attributes=attrs, loc=loc or ir.Location.unknown()))
+        for dim, value in (("m", m), ("n", n)):
+            if value is not None:
+                gemm.set_exact(dim, value)
+        return gemm
 
     # ---- reading -------------------------------------------------------------
     @property
@@ -187,6 +197,16 @@ class GemmOp(GemmLikeOp):
         vals = [int_attr(self.op, f"padded_{d}") for d in "mnk"]
         return None if None in vals else tuple(vals)
 
+    @property
+    def exact_m(self) -> int | None:
+        """The `m` attribute: M when A and C are both in the accel layout."""
+        return int_attr(self.op, "m")
+
+    @property
+    def exact_n(self) -> int | None:
+        """The `n` attribute: N when B and C are both in the accel layout."""
+        return int_attr(self.op, "n")
+
     def shape(self) -> GemmShape:
         """G, M, N, K read off the operands (call verify() first for a clean error)."""
         a_shape, _ = memref_info(self.a)
@@ -196,8 +216,12 @@ class GemmOp(GemmLikeOp):
             g, m, n = AccelTile.padded(c_shape)
             if self.a_layout != "accel":
                 m = plain_view(a_shape, self.a_layout, "A")[1]
+            elif self.exact_m is not None:
+                m = self.exact_m
             if self.b_layout != "accel":
                 n = plain_view(b_shape, self.b_layout, "B")[1]
+            elif self.exact_n is not None:
+                n = self.exact_n
         else:
             g, m, n = c_shape
         k = reduction_extent(a_shape, self.a_layout, "a")
@@ -217,6 +241,10 @@ class GemmOp(GemmLikeOp):
         self.op.attributes["grid_size"] = ir.IntegerAttr.get(i64, grid_size)
         for d, v in zip("mnk", padded):
             self.op.attributes[f"padded_{d}"] = ir.IntegerAttr.get(i64, v)
+
+    def set_exact(self, dim: str, value: int) -> None:
+        """Attribute `m` or `n`: the exact extent no accel-layout shape holds."""
+        self.op.attributes[dim] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
     # ---- verification --------------------------------------------------------
     def verify(self) -> None:

@@ -22,7 +22,10 @@ from accel.target.database import ArchInfo
 # without a dialect prefix is a typo).
 GEMM_ATTRIBUTES = ("arch", "a_layout", "b_layout", "c_layout", "perf_config", "accumulate",
                    "epilogue", "epilogue_operands", "block_size", "grid_size", "padded_m",
-                   "padded_n", "padded_k") + PLAN_ATTRIBUTES + ("split_k",)
+                   "padded_n", "padded_k", "m", "n") + PLAN_ATTRIBUTES + ("split_k",)
+# Epilogues that give 0 for a 0 accumulator: C's padding stays zero without the exact
+# M and N (A's and B's padding is zero, so the product is).
+ZERO_AT_ZERO = ("none", "relu")
 
 
 def verify_gemm(gemm) -> None:
@@ -63,7 +66,7 @@ def _check_attribute_values(gemm) -> None:
     op = gemm.op
     if gemm.accumulate and not isinstance(op.attributes["accumulate"], ir.UnitAttr):
         raise AccelError("attribute 'accumulate' must be a unit attribute")
-    for name in ("block_size", "grid_size", "padded_m", "padded_n", "padded_k"):
+    for name in ("block_size", "grid_size", "padded_m", "padded_n", "padded_k", "m", "n"):
         int_attr(op, name)
     for name in ("a_layout", "b_layout"):
         lay = string_attr(op, name, "row")
@@ -85,13 +88,22 @@ def _check_element_types(info: ArchInfo, a_t: str, b_t: str, c_t: str) -> None:
 def _c_extents(gemm, c_shape, a_d: int, b_d: int,
                config: PerfConfig | None) -> tuple[int, int, int]:
     """(G, M, N) of C; in C's accel layout M and N are A's and B's where those are plain."""
+    for dim, name, layout in (("m", "A", gemm.a_layout), ("n", "B", gemm.b_layout)):
+        if dim in gemm.op.attributes and (layout, gemm.c_layout) != ("accel", "accel"):
+            raise AccelError(f"attribute '{dim}' is only for a gemm whose {name} and C are "
+                             f"both in the accel layout (otherwise {name} or C holds "
+                             f"{dim.upper()})")
     if gemm.c_layout == "accel":
         if len(c_shape) != 6:
             raise AccelError(f"C in 'accel' layout must be rank 6, got rank {len(c_shape)}")
         g, m, n = AccelTile.padded(c_shape)
         c_tile = AccelTile.of_shape(c_shape)
-        m = _fit_padded(a_d if gemm.a_layout != "accel" else m, m, c_tile.d_per_block, "M")
-        n = _fit_padded(b_d if gemm.b_layout != "accel" else n, n, c_tile.k_per_block, "N")
+        m = _fit_padded(a_d if gemm.a_layout != "accel" else
+                        _exact(gemm, "m", gemm.exact_m, m, c_tile.d_per_block),
+                        m, c_tile.d_per_block, "M")
+        n = _fit_padded(b_d if gemm.b_layout != "accel" else
+                        _exact(gemm, "n", gemm.exact_n, n, c_tile.k_per_block),
+                        n, c_tile.k_per_block, "N")
         if config is not None and c_tile != AccelTile(
                 config.m_per_block, config.kpack_per_block, config.kpack):
             raise AccelError(f"C accel layout {list(c_shape)} disagrees with perf config "
@@ -102,6 +114,25 @@ def _c_extents(gemm, c_shape, a_d: int, b_d: int,
         raise AccelError(f"C must be rank 3 [G, M, N], got rank {len(c_shape)}")
     g, m, n = c_shape
     return g, m, n
+
+
+def _exact(gemm, dim: str, exact: int | None, padded: int, block: int) -> int:
+    """M (`dim` "m") of a gemm whose A and C are both in the accel layout, or N ("n")
+    with B and C: the attribute, needed unless the epilogue keeps C's padding zero by
+    itself; C's layout pads M to mPerBlock and N to kPerBlock (`block`)."""
+    name, what = ("A", "rows") if dim == "m" else ("B", "columns")
+    if exact is None:
+        if gemm.epilogue not in ZERO_AT_ZERO:
+            raise AccelError(f"{name} and C in the accel layout hold {dim.upper()} only padded "
+                             f"(to {padded}): epilogue '{gemm.epilogue}' needs attribute "
+                             f"'{dim}' (the exact {dim.upper()}) to keep C's padding {what} "
+                             f"zero")
+        return padded
+    if not (padded - block < exact <= padded):
+        raise AccelError(f"attribute '{dim}' = {exact} does not fit C's accel layout, which "
+                         f"holds {dim.upper()} padded to {padded} (expects {padded - block} "
+                         f"< {dim} <= {padded})")
+    return exact
 
 
 def _check_k(a_layout: str, b_layout: str, a_shape, b_shape, a_k: int, b_k: int) -> None:

@@ -166,6 +166,8 @@ class DotLowering:
                             extras=fused.extras if fused else [],
                             epilogue=(fused.program or "none") if fused else "none",
                             epilogue_operands=fused.kinds if fused and fused.program else None,
+                            m=m if (a_layout, c_layout) == ("accel", "accel") else None,
+                            n=n if (b_layout, c_layout) == ("accel", "accel") else None,
                             loc=op.location)
         gemm.verify()
         if c_layout == "row":

@@ -12,7 +12,10 @@ Per operand (option `a`, `b`), in order of cost:
 `auto` does 1 and 2 and leaves other operands plain; `row`/`transposed` keep the
 operand as it is (and reject an operand in another layout). Option `c=accel` makes the
 gemm write C in the accel layout [G, M/mPB, N/kPB, kpackPB, mPB, kpack] and
-`accel.unpack`s it into the original C buffer afterwards.
+`accel.unpack`s it into the original C buffer afterwards. A gemm left with A and C
+both in the accel layout gets attribute `m`, the exact M read off the plain operand
+before the rewrite (B and C: `n`, the exact N): neither 6-D shape holds it, and the
+kernel needs it to keep C's padding zero under a bias (dialect/gemm.py).
 
 Chains are traced by passes/layout_chains.py, constants read and written by
 passes/constant_data.py.
@@ -60,11 +63,18 @@ class AccelLayout(AccelPass):
             if config is None:
                 raise AccelError("accel-layout needs a perf_config on 'accel.gemm' "
                                  "(run accel-affix-perf-config first)", gemm.location)
+            shape = gemm.shape()   # M (N) exact while A (B) or C is plain
+            before = {"m": gemm.a_layout, "n": gemm.b_layout, "c": gemm.c_layout}
             with gemm.location:
                 for index, want in ((0, self.a), (1, self.b)):
                     _Operand(module, gemm, index, config).rewrite(want)
                 if self.c == "accel" and gemm.c_layout != "accel":
                     _write_c_in_accel_layout(gemm, config)
+            for dim, layout, exact in (("m", gemm.a_layout, shape.m),
+                                       ("n", gemm.b_layout, shape.n)):
+                if (before[dim], before["c"]) != ("accel", "accel") and \
+                        (layout, gemm.c_layout) == ("accel", "accel"):
+                    gemm.set_exact(dim, exact)
             gemm.verify()
 
 

@@ -76,7 +76,9 @@ def gemm_module(arch, in_t, out_t, g, m, n, k, a_layout, b_layout, cfg, accumula
                 GemmOp.build(*args[:3], arch=arch, a_layout=a_layout, b_layout=b_layout,
                              c_layout=c_layout, perf_config=cfg, accumulate=accumulate,
                              bias=args[3] if bias_shape is not None else None,
-                             epilogue=epilogue)
+                             epilogue=epilogue,
+                             m=m if (a_layout, c_layout) == ("accel", "accel") else None,
+                             n=n if (b_layout, c_layout) == ("accel", "accel") else None)
                 func.ReturnOp([])
     return ctx, module
 
@@ -428,6 +430,32 @@ def test_c_in_accel_layout_padding_past_the_grid(arch, tile, n):
     check(arch, "f16", "f16", 2, 45, n, 30, cfg=cfg, c_layout="accel", epilogue="bias_relu",
           batched_bias=True)
 
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("m", [1, 45, 100])
+@pytest.mark.parametrize("epilogue,accumulate,out_t", [
+    ("bias", False, "f16"), ("bias_relu", False, "f32"), ("bias_relu", True, "f16")])
+def test_a_and_c_accel_bias_keeps_padding_rows_zero(arch, m, epilogue, accumulate, out_t):
+    """A and C both in the accel layout: no operand's shape holds M (45 rows pad to 64),
+    so the gemm carries it (attribute m); a bias is not zero at zero, and without the
+    exact M rows M..63 of C got (relu of) the bias. run_gemm checks C's padding is
+    exactly 0 (the buffer starts as a sentinel), the rest elementwise."""
+    cfg = wave_config(arch, "f16", 32, 32, 4, 8)
+    check(arch, "f16", out_t, 2, m, 37, 30, a_layout="accel", cfg=cfg, c_layout="accel",
+          epilogue=epilogue, accumulate=accumulate, batched_bias=accumulate)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("n", [1, 37, 100])
+@pytest.mark.parametrize("a_layout", ["row", "accel"])
+def test_b_and_c_accel_bias_keeps_padding_columns_zero(arch, n, a_layout):
+    """B and C both in the accel layout: N is only held padded (37 columns to 64), so the
+    gemm carries it (attribute n, with A accel too also m) and the bias is [N]: C's
+    padding columns are exactly 0 after bias_relu, the rest elementwise."""
+    cfg = wave_config(arch, "f16", 32, 32, 4, 8)
+    check(arch, "f16", "f16", 1, 45, n, 30, a_layout=a_layout, b_layout="accel", cfg=cfg,
+          c_layout="accel", epilogue="bias_relu")
 
 
 @pytest.mark.parametrize("arch", ARCHES)

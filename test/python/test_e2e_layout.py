@@ -9,10 +9,13 @@ import re
 import numpy as np
 import pytest
 
-from accel.api import gemm_module_text
+from accel.api import compile_module, gemm_module_text
 from accel.bindings import ir, new_context
 from accel.check import check_gemm, compare, random_operand, reference
+from accel.dialect.accel_tile import AccelTile, pack, unpack
 from accel.dialect.element_types import NUMPY_TYPES
+from accel.dialect.gemm import GemmOp
+from accel.dialect.ir_helpers import collect_ops
 from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host
 
@@ -105,3 +108,72 @@ def test_check_gemm_with_accel_operands_from_the_caller(arch):
                    a_layout="accel", b_layout="accel", perf_config=cfg, seed=23)
     assert r.comparison.ok, r.comparison.describe(r.got, r.ref)
     assert len(r.launches) == 1 and r.perf_config == cfg
+
+
+CHAIN_CONFIG = "v4:32,32,4,16,16,16,8,1,1,2,0,0,1,1"   # mPB 32, kPB 4 x 8 = 32
+
+
+def chain_module_text(arch: str, m: int, k1: int, n1: int, n2: int) -> str:
+    """Seed 001's chain with a ragged M: A1 arrives in the accel layout (6-D, M padded to
+    64) and is read through transpose + reshape + a subview of its first m rows; gemm 1
+    (bias_relu) writes C1 in the accel layout, which gemm 2 reads as its A."""
+    pm, pk = -(-m // 32) * 32, k1
+    a6 = f"memref<1x{pm // 32}x{pk // 32}x4x32x8xf16>"
+    at = f"memref<1x{pm // 32}x32x{pk // 32}x4x8xf16"
+    c6 = f"memref<1x{pm // 32}x{-(-n1 // 32)}x4x32x8xf16>"
+    strides = f"[{pm * pk}, {32 * pk}, 8, 1024, 256, 1]"
+    return f"""
+func.func @chain(%a6: {a6}, %b1: memref<1x{k1}x{n1}xf16>, %c1: {c6}, %bias: memref<{n1}xf16>,
+                 %b2: memref<1x{n1}x{n2}xf16>, %c2: memref<1x{m}x{n2}xf32>) {{
+  %t = memref.transpose %a6 (g, db, kb, kq, dp, kk) -> (g, db, dp, kb, kq, kk) : {a6} to {at}, strided<{strides}>>
+  %abuf = memref.alloc() : {at}>
+  memref.copy %t, %abuf : {at}, strided<{strides}>> to {at}>
+  %a64 = memref.collapse_shape %abuf [[0], [1, 2], [3, 4, 5]] : {at}> into memref<1x{pm}x{pk}xf16>
+  %rows = memref.subview %a64[0, 0, 0] [1, {m}, {pk}] [1, 1, 1] : memref<1x{pm}x{pk}xf16> to memref<1x{m}x{pk}xf16, strided<[{pm * pk}, {pk}, 1]>>
+  %a1 = memref.alloc() : memref<1x{m}x{pk}xf16>
+  memref.copy %rows, %a1 : memref<1x{m}x{pk}xf16, strided<[{pm * pk}, {pk}, 1]>> to memref<1x{m}x{pk}xf16>
+  "accel.gemm"(%a1, %b1, %c1, %bias) {{arch = "{arch}", c_layout = "accel", epilogue = "bias_relu", perf_config = "{CHAIN_CONFIG}"}} : (memref<1x{m}x{pk}xf16>, memref<1x{k1}x{n1}xf16>, {c6}, memref<{n1}xf16>) -> ()
+  "accel.gemm"(%c1, %b2, %c2) {{arch = "{arch}", a_layout = "accel", perf_config = "{CHAIN_CONFIG}"}} : ({c6}, memref<1x{n1}x{n2}xf16>, memref<1x{m}x{n2}xf32>) -> ()
+  memref.dealloc %abuf : {at}>
+  memref.dealloc %a1 : memref<1x{m}x{pk}xf16>
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_accel_layout_chain_bias_relu_keeps_padding_rows_zero(arch):
+    """accel-layout folds gemm 1's A (seed 001's chain, 45 of 64 rows): A and C are then
+    both 6-D, so M = 45 is recorded as `m`. Without it the kernel took M = 64 and wrote
+    relu(bias) into C1's padding rows 45..63; they must be exactly 0, as accel.pack would
+    leave them, for C1 to be an accel-layout operand. C1 starts as NaN, so an unwritten
+    element shows."""
+    m, k1, n1, n2 = 45, 64, 48, 24
+    text = chain_module_text(arch, m, k1, n1, n2)
+    # The library compiles both gemms for the true M (its metadata's shape).
+    shapes = [k.metadata["shape"]["m"] for k in compile_module(text).kernels]
+    assert shapes == [m, m]
+    tile = AccelTile(32, 4, 8)
+    with new_context():
+        module = ir.Module.parse(text)
+        run_pipeline(module, "accel-affix-perf-config, accel-layout")
+        first, second = (GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME))
+        assert (first.a_layout, first.c_layout, first.exact_m) == ("accel", "accel", m)
+        assert second.exact_m is None
+        run_pipeline(module, REST)
+        rng = np.random.default_rng(31)
+        a, b1, b2 = (random_operand(rng, "f16", s) for s in ((1, m, k1), (1, k1, n1),
+                                                             (1, n1, n2)))
+        bias = random_operand(rng, "f16", (n1,))
+        c1 = np.full(tile.shape(1, m, n1), np.nan, np.float16)
+        c2 = np.full((1, m, n2), np.nan, np.float32)
+        run_host(module, "chain", [pack(a, tile), b1, c1, bias, b2, c2], arch=arch)
+    padding = ~pack(np.ones((1, m, n1), np.int8), tile).astype(bool)
+    assert (c1[padding] == 0).all(), "C1's accel-layout padding is not zero"
+    mid = unpack(c1, m, n1)
+    ref, tol = reference(a, b1, "f16", "f16", bias=bias, relu=True)
+    result = compare(mid, ref, tol)
+    assert result.ok, result.describe(mid, ref)
+    ref, tol = reference(mid, b2, "f16", "f32")
+    result = compare(c2, ref, tol)
+    assert result.ok, result.describe(c2, ref)

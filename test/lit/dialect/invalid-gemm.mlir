@@ -387,6 +387,78 @@ func.func @c_accel_config(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: 
 
 // -----
 
+// A and C in the accel layout hold M only padded: a bias would fill C's padding rows
+// unless the gemm knows the exact M.
+func.func @exact_m_missing(%a: memref<1x2x1x8x32x4xf16>, %b: memref<1x32x48xf16>, %c: memref<1x2x2x8x32x4xf32>, %bias: memref<48xf32>) {
+  // expected-error@+1 {{A and C in the accel layout hold M only padded (to 64): epilogue 'bias_relu' needs attribute 'm' (the exact M) to keep C's padding rows zero}}
+  "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx942", a_layout = "accel", c_layout = "accel", epilogue = "bias_relu"} : (memref<1x2x1x8x32x4xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>, memref<48xf32>) -> ()
+  return
+}
+
+// -----
+
+// The exact M is more than the padded M less one block of mPerBlock = 32 rows.
+func.func @exact_m_small(%a: memref<1x2x1x8x32x4xf16>, %b: memref<1x32x48xf16>, %c: memref<1x2x2x8x32x4xf32>) {
+  // expected-error@+1 {{attribute 'm' = 32 does not fit C's accel layout, which holds M padded to 64 (expects 32 < m <= 64)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "accel", c_layout = "accel", m = 32} : (memref<1x2x1x8x32x4xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// ... and at most the padded M.
+func.func @exact_m_large(%a: memref<1x2x1x8x32x4xf16>, %b: memref<1x32x48xf16>, %c: memref<1x2x2x8x32x4xf32>) {
+  // expected-error@+1 {{attribute 'm' = 65 does not fit C's accel layout, which holds M padded to 64 (expects 32 < m <= 64)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "accel", c_layout = "accel", m = 65} : (memref<1x2x1x8x32x4xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// With A or C plain, M is in its shape: `m` would be a second, possibly different M.
+func.func @exact_m_plain_a(%a: memref<1x45x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x2x2x8x32x4xf32>) {
+  // expected-error@+1 {{attribute 'm' is only for a gemm whose A and C are both in the accel layout (otherwise A or C holds M)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", c_layout = "accel", m = 45} : (memref<1x45x32xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// B and C in the accel layout hold N only padded (48 columns to 64 in C).
+func.func @exact_n_missing(%a: memref<1x64x32xf16>, %b: memref<1x2x1x8x32x4xf16>, %c: memref<1x2x2x8x32x4xf32>, %bias: memref<64xf32>) {
+  // expected-error@+1 {{B and C in the accel layout hold N only padded (to 64): epilogue 'bias' needs attribute 'n' (the exact N) to keep C's padding columns zero}}
+  "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx942", b_layout = "accel", c_layout = "accel", epilogue = "bias"} : (memref<1x64x32xf16>, memref<1x2x1x8x32x4xf16>, memref<1x2x2x8x32x4xf32>, memref<64xf32>) -> ()
+  return
+}
+
+// -----
+
+// C pads N to kPerBlock = 32 columns: n = 20 leaves a whole block empty.
+func.func @exact_n_small(%a: memref<1x64x32xf16>, %b: memref<1x2x1x8x32x4xf16>, %c: memref<1x2x2x8x32x4xf32>) {
+  // expected-error@+1 {{attribute 'n' = 20 does not fit C's accel layout, which holds N padded to 64 (expects 32 < n <= 64)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", b_layout = "accel", c_layout = "accel", n = 20} : (memref<1x64x32xf16>, memref<1x2x1x8x32x4xf16>, memref<1x2x2x8x32x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @exact_n_plain_b(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x2x2x8x32x4xf32>) {
+  // expected-error@+1 {{attribute 'n' is only for a gemm whose B and C are both in the accel layout (otherwise B or C holds N)}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", c_layout = "accel", n = 48} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// `m` is an integer.
+func.func @exact_m_type(%a: memref<1x2x1x8x32x4xf16>, %b: memref<1x32x48xf16>, %c: memref<1x2x2x8x32x4xf32>) {
+  // expected-error@+1 {{attribute 'm' must be an integer}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "accel", c_layout = "accel", m = "45"} : (memref<1x2x1x8x32x4xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>) -> ()
+  return
+}
+
+// -----
+
 // The epilogue is one of none, bias, relu, bias_relu or an op list.
 func.func @epilogue_unknown(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
   // expected-error@+1 {{epilogue must be one of none, bias, relu, bias_relu or an op list ('%0 = <op> <operands>; ...'), got 'gelu'}}
@@ -453,7 +525,7 @@ func.func @epilogue_not_string(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>,
 // A misspelt attribute is an error, not silently ignored (here C would be overwritten
 // instead of accumulated into).
 func.func @misspelt_attribute(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{'accel.gemm' has no attribute 'accumlate' (known: arch, a_layout, b_layout, c_layout, perf_config, accumulate, epilogue, epilogue_operands, block_size, grid_size, padded_m, padded_n, padded_k, kernel_symbol, mma, sched_barriers, a_copy, b_copy, k_steps_per_read, lds_buffers, c_vector, waves_per_eu, grid_group, load_wait_once, lds_read_ahead, split_k)}}
+  // expected-error@+1 {{'accel.gemm' has no attribute 'accumlate' (known: arch, a_layout, b_layout, c_layout, perf_config, accumulate, epilogue, epilogue_operands, block_size, grid_size, padded_m, padded_n, padded_k, m, n, kernel_symbol, mma, sched_barriers, a_copy, b_copy, k_steps_per_read, lds_buffers, c_vector, waves_per_eu, grid_group, load_wait_once, lds_read_ahead, split_k)}}
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", accumlate} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
   return
 }

@@ -41,6 +41,17 @@ func.func @gemm_c_accel(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: me
   return
 }
 
+// A and C in the accel layout: `m` is the exact M (45 of the 64 rows), needed by a bias;
+// relu keeps a zero padding row zero and may go without it.
+// CHECK-LABEL: func.func @gemm_a_c_accel
+// CHECK: "accel.gemm"(%arg0, %arg1, %arg2, %arg3) {a_layout = "accel", arch = "gfx942", c_layout = "accel", epilogue = "bias", m = 45 : i64}
+// CHECK: "accel.gemm"(%arg0, %arg1, %arg2) {a_layout = "accel", arch = "gfx942", c_layout = "accel", epilogue = "relu"}
+func.func @gemm_a_c_accel(%a: memref<1x2x1x8x32x4xf16>, %b: memref<1x32x48xf16>, %c: memref<1x2x2x8x32x4xf32>, %bias: memref<48xf32>) {
+  "accel.gemm"(%a, %b, %c, %bias) {arch = "gfx942", a_layout = "accel", c_layout = "accel", epilogue = "bias", m = 45 : i64} : (memref<1x2x1x8x32x4xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>, memref<48xf32>) -> ()
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "accel", c_layout = "accel", epilogue = "relu"} : (memref<1x2x1x8x32x4xf16>, memref<1x32x48xf16>, memref<1x2x2x8x32x4xf32>) -> ()
+  return
+}
+
 // Fused epilogues: relu alone, and bias [N] (or [G, N]) + relu with the bias as 4th operand.
 // CHECK-LABEL: func.func @gemm_epilogues
 // CHECK: "accel.gemm"(%arg0, %arg1, %arg2) {arch = "gfx1100", epilogue = "relu"} : (memref<2x64x32xf16>, memref<2x32x48xf16>, memref<2x64x48xf32>) -> ()

@@ -1,9 +1,10 @@
 // RUN: accel-opt --accel-from-migraphx %s | FileCheck %s
 // The result type has packed strides, so its buffer holds C in the accel layout
 // [G, M/32, N/64, 8, 32, 8]; seed 001's output reshape + transpose spell exactly that,
-// so the gemm writes it directly with c_layout = "accel".
+// so the gemm writes it directly with c_layout = "accel", and m = 128, n = 1280 (no 6-D
+// shape holds the exact M, N).
 // CHECK:      func.func @accel_c(%[[A:.*]]: memref<1x4x80x8x32x8xf16>, %[[B:.*]]: memref<1x40x80x8x32x8xf16>, %[[C:.*]]: memref<1x4x20x8x32x8xf16>)
-// CHECK-NEXT: "accel.gemm"(%[[A]], %[[B]], %[[C]]) {a_layout = "accel", arch = "gfx942", b_layout = "accel", c_layout = "accel", perf_config = "v3:32,32,8,16,16,8,1,2,2,1,1"}
+// CHECK-NEXT: "accel.gemm"(%[[A]], %[[B]], %[[C]]) {a_layout = "accel", arch = "gfx942", b_layout = "accel", c_layout = "accel", m = 128 : i64, n = 1280 : i64, perf_config = "v3:32,32,8,16,16,8,1,2,2,1,1"}
 // CHECK-NEXT: return
 module {
   func.func @accel_c(%a: !migraphx.shaped<1x4x80x8x32x8xf16, 655360x163840x2048x256x8x1>, %b: !migraphx.shaped<1x40x80x8x32x8xf16, 6553600x163840x2048x256x8x1>) -> !migraphx.shaped<1x4x20x8x32x8xf16, 163840x40960x2048x256x8x1> attributes{kernel, arch = "gfx942"} {
