@@ -183,7 +183,7 @@ class BatchFailure:
 @dataclass(frozen=True)
 class BatchProgress:
     done: int           # units finished (compiled, found in the cache, or failed)
-    total: int          # units in the batch (distinct kernels to produce)
+    total: int          # units in the batch (distinct GEMMs to compile)
     cached: int         # of the finished, found in the cache
     failed: int
 

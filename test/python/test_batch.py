@@ -409,9 +409,9 @@ def test_progress_on_a_terminal_after_the_delay(monkeypatch):
     bar(BatchProgress(2, 10, 1, 0))
     bar(BatchProgress(3, 10, 1, 1))
     bar.close()
-    assert term.text == ("\raccel-compile: 2/10 kernels, 1 from the cache\033[K"
-                         "\raccel-compile: 3/10 kernels, 1 from the cache, 1 failed\033[K"
-                         "\raccel-compile: 3/10 kernels, 1 from the cache, 1 failed\033[K\n")
+    assert term.text == ("\raccel-compile: 2/10 GEMMs, 1 from the cache\033[K"
+                         "\raccel-compile: 3/10 GEMMs, 1 from the cache, 1 failed\033[K"
+                         "\raccel-compile: 3/10 GEMMs, 1 from the cache, 1 failed\033[K\n")
 
 
 def test_progress_is_quiet_off_a_terminal(monkeypatch):
