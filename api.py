@@ -89,10 +89,9 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
 def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
                      out_type: str | None, trans_a: bool, trans_b: bool, a_layout: str,
                      b_layout: str, perf_config, accumulate: bool, epilogue: str = "none",
-                     batched_bias: bool = False, b_type: str | None = None,
-                     split_k: bool = True) -> str:
+                     batched_bias: bool = False, b_type: str | None = None) -> str:
     """The MLIR text of a function @gemm(A, B, C[, bias]) holding one `accel.gemm`; a
-    perf config chosen for it may split K (tuning/split_k.py) unless `split_k` is false."""
+    perf config chosen for it may split K (tuning/split_k.py)."""
     # Every parameter ends up in MLIR text: check it here, never let it garble the text.
     arch = validate.string("arch", arch)
     info = get_arch(arch)
@@ -141,7 +140,7 @@ def gemm_module_text(arch: str, *, g: int, m: int, n: int, k: int, in_type: str,
         if "accel" in (a_layout, b_layout):
             raise AccelError("the accel layout is tiled by the perf config: give a perf config")
         selection = select(info, in_type, out_type, GemmShape(g, m, n, k), b_type=b_type)
-        config = choose_split_k(selection) if split_k else selection.best
+        config = choose_split_k(selection)
 
     def shape(name, layout, d, d_per_block):
         if layout == "accel":

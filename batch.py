@@ -5,25 +5,30 @@
                             {"arch": "gfx1100", "m": 77, "n": 64, "k": 40, "type": "bf16"}],
                            jobs=4, cache=True)
     result.kernels        # the distinct kernels, in the order the entries first need them
-    result.entries        # per entry, the symbol of its kernel (None if it failed)
+    result.entries        # per entry, the symbol of its (first) kernel (None if it failed)
+    result.workspace      # the split-K GEMMs' partial-product buffers, or None
     result.failures       # per failed entry: its index, its GEMM, the one-line message
     result.metadata()     # the batch's JSON document
 
 A batch is a list of entries, each a GEMM in the command-line flags' vocabulary
 (`SPEC_KEYS`; an omitted key takes `defaults`, then the flags' default), or the
 `accel.gemm` ops of a module (`compile_module_batch`: MLIR or MIGraphX text). Each entry
-becomes a *unit*, the normalised input of one kernel: the entry's full spec, or the
-gemm's own function. Equal units compile once. A unit's kernel is named by the
-compiler (shape, types, layouts, epilogue, arch); two units whose kernels share that
-name but differ (one GEMM, two perf configs) are named apart with `_v1`, `_v2`, ... in
-the order the entries need them, as accel-gemm-to-gpu names them inside a module, and
-two units that compile to the same kernel (two spellings of one GEMM) share it.
+becomes a *unit*, the normalised input of one GEMM: the entry's full spec, or the
+gemm's own function. Equal units compile once. A unit compiles to what compile_module
+makes of its GEMM: one kernel, or with splitKFactor > 1 (given, or chosen as
+compile_gemm chooses it) the partial-product and reduction kernels, in launch order,
+and the workspace between them. A unit's kernels are named by the compiler (shape,
+types, layouts, epilogue, arch; the reduction adds `_reduce`); two units whose first
+kernels share that name but differ (one GEMM, two perf configs) are named apart with
+`_v1`, `_v2`, ... in the order the entries need them, as accel-plan-kernel names them
+inside a module, and two units that compile to the same kernels (two spellings of one
+GEMM) share them.
 
 Units compile in the calling process, or on `executor` (any concurrent.futures
 Executor: a process pool, or a cluster's), or, with `jobs` > 1, in a local pool of
 worker processes; the results are placed in entry order, so the output does not depend
-on which worker finished first. With a cache (cache.py) each unit's kernel is looked up
-first and stored after; a batch found whole in the cache never loads the compiler.
+on which worker finished first. With a cache (cache.py) each unit's kernels are looked
+up first and stored after, as one entry; a batch found whole in the cache never loads the compiler.
 A failing unit is reported with its entry and GEMM and the others go on.
 
 Nothing here imports the MLIR bindings: the compiler side is batch_compile.py, loaded
@@ -116,15 +121,15 @@ def describe(spec: Mapping) -> str:
     return " ".join(words)
 
 
-# ---- units: what one kernel is compiled from --------------------------------------------
+# ---- units: what one GEMM's kernels are compiled from-----------------------------------------
 
 @dataclass(frozen=True)
 class Unit:
-    """The normalised input of one kernel, shipped to whichever process compiles it.
+    """The normalised input of one GEMM's kernels, shipped to whichever process compiles it.
 
     Exactly one of `spec` (a full gemm_spec, as sorted items) and `text` (a function
     holding one `accel.gemm`, see batch_compile.gemm_units) is set. `variant` > 0 names
-    the kernel `<symbol>_v<variant>`."""
+    the kernels `<symbol>_v<variant>` (and `<symbol>_v<variant>_reduce`)."""
     arch: str
     spec: tuple[tuple[str, object], ...] | None = None
     text: str | None = None
@@ -134,7 +139,7 @@ class Unit:
     origin: tuple[str, int, int] | None = field(default=None, compare=False)
 
     def identity(self) -> dict:
-        """What the kernel is compiled from, as JSON: equal identities, equal kernels."""
+        """What the kernels are compiled from, as JSON: equal identities, equal kernels."""
         what = {"gemm": dict(self.spec)} if self.spec is not None else {"mlir": self.text}
         return {**what, "variant": self.variant}
 
@@ -144,14 +149,15 @@ class Unit:
 
 @dataclass(frozen=True)
 class UnitOutcome:
-    """A unit's kernel, or the one-line reason it has none."""
-    kernel: CompiledKernel | None = None
+    """A unit's kernels in launch order and its workspace (as compile_module returns
+    them for the unit's GEMM), or the one-line reason it has none."""
+    result: CompileResult | None = None
     error: str | None = None
     location: tuple[str, int, int] | None = None
 
 
 def compile_unit(unit: Unit, assembly: bool = True) -> UnitOutcome:
-    """Compile one unit; what an executor runs. The compiler is imported here, in the
+    """Compile one unit's kernels; what an executor runs. The compiler is imported here, in the
     process that compiles, so that the caller's process need not load it."""
     return _compiler().compile_unit(unit, assembly)
 
@@ -177,7 +183,7 @@ class BatchFailure:
 @dataclass(frozen=True)
 class BatchProgress:
     done: int           # units finished (compiled, found in the cache, or failed)
-    total: int          # units in the batch (distinct kernels to produce)
+    total: int          # units in the batch (distinct GEMMs to compile)
     cached: int         # of the finished, found in the cache
     failed: int
 
@@ -186,10 +192,15 @@ class BatchProgress:
 class BatchResult:
     kernels: tuple[CompiledKernel, ...]
     arches: tuple[str, ...]                 # each kernel's arch
-    entries: tuple[str | None, ...]         # each entry's kernel symbol; None if it failed
+    # Each entry's kernel symbol (a split-K GEMM's: its first, the partial products; the
+    # workspace buffer lists both in launch order); None if it failed.
+    entries: tuple[str | None, ...]
     failures: tuple[BatchFailure, ...]
     compiled: int                           # units compiled (not from the cache)
     cached: int                             # units found in the cache
+    # {"bytes": total, "buffers": [...]}: one buffer per distinct split-K GEMM, as
+    # compile_module lists them; None when no GEMM is split.
+    workspace: dict | None = None
 
     @property
     def ok(self) -> bool:
@@ -197,19 +208,23 @@ class BatchResult:
 
     def metadata(self) -> dict:
         """The batch's JSON document: every kernel (with its arch) once, and which
-        kernel serves each entry. `arch` is the batch's arch, or the list of them when
-        it spans several."""
+        kernel serves each entry, with the workspace between them when a GEMM is split.
+        `arch` is the batch's arch, or the list of them when it spans several."""
         arches = list(dict.fromkeys(self.arches))
-        return {"arch": arches[0] if len(arches) == 1 else arches,
-                "kernels": [{"arch": a, **k.metadata} for a, k in zip(self.arches, self.kernels)],
-                "entries": list(self.entries)}
+        out = {"arch": arches[0] if len(arches) == 1 else arches,
+               "kernels": [{"arch": a, **k.metadata} for a, k in zip(self.arches, self.kernels)]}
+        if self.workspace is not None:
+            out["workspace"] = self.workspace
+        out["entries"] = list(self.entries)
+        return out
 
     def compile_result(self) -> CompileResult:
         """The kernels as accel.compile_module returns them (one arch)."""
         arches = set(self.arches)
         if len(arches) > 1:
             raise AccelError(f"the batch spans {len(arches)} arches; a CompileResult has one")
-        return CompileResult(self.arches[0] if self.arches else "", self.kernels)
+        return CompileResult(self.arches[0] if self.arches else "", self.kernels,
+                             self.workspace)
 
 
 # ---- the two kinds of batch -------------------------------------------------------------
@@ -267,20 +282,21 @@ def _run(units: Sequence[Unit | None], failures: list[BatchFailure], *, executor
     runner = _Runner(distinct, executor, jobs, cache, assembly, progress)
     try:
         outcomes = runner.run(distinct)
-        # Kernels that share a symbol but not their bytes are named apart, in order.
-        named: dict[str, list[tuple[CompiledKernel, Unit]]] = {}
-        serving: dict[Unit, Unit] = {}        # unit -> the unit whose kernel it uses
+        # Units whose first kernels share a symbol but not their output are named apart,
+        # in order (a reduction's symbol is its partial kernel's plus `_reduce`).
+        named: dict[str, list[tuple[CompileResult, Unit]]] = {}
+        serving: dict[Unit, Unit] = {}        # unit -> the unit whose kernels it uses
         renames: dict[Unit, Unit] = {}
         for unit in distinct:
-            kernel = outcomes[unit].kernel
-            if kernel is None:
+            result = outcomes[unit].result
+            if result is None:
                 continue
-            seen = named.setdefault(kernel.symbol, [])
-            twin = next((u for k, u in seen if _same_kernel(k, kernel)), None)
+            seen = named.setdefault(result.kernels[0].symbol, [])
+            twin = next((u for r, u in seen if r == result), None)
             if twin is not None:
                 serving[unit] = twin
                 continue
-            seen.append((kernel, unit))
+            seen.append((result, unit))
             if len(seen) > 1:
                 renames[unit] = unit.renamed(len(seen) - 1)
         if renames:
@@ -291,31 +307,32 @@ def _run(units: Sequence[Unit | None], failures: list[BatchFailure], *, executor
             cache.trim()
     finally:
         runner.close()
-    kernels, arches, placed = [], [], {}
+    kernels, arches, placed, buffers = [], [], set(), []
     entries: list[str | None] = []
     for i, unit in enumerate(units):
         if unit is None:
             entries.append(None)
             continue
         outcome = outcomes[serving.get(unit, unit)]
-        if outcome.kernel is None:
+        result = outcome.result
+        if result is None:
             entries.append(None)
             failures.append(BatchFailure(i, _describe_unit(unit), outcome.error or "failed",
                                          outcome.location))
             continue
-        symbol = outcome.kernel.symbol
+        symbol = result.kernels[0].symbol
         if symbol not in placed:
-            placed[symbol] = outcome.kernel
-            kernels.append(outcome.kernel)
-            arches.append(unit.arch)
+            # A unit's kernels are placed together, in its launch order.
+            placed.add(symbol)
+            kernels.extend(result.kernels)
+            arches.extend([unit.arch] * len(result.kernels))
+            buffers.extend(result.workspace["buffers"] if result.workspace else [])
         entries.append(symbol)
     failures.sort(key=lambda f: f.index)
+    workspace = ({"bytes": sum(b["bytes"] for b in buffers), "buffers": buffers}
+                 if buffers else None)
     return BatchResult(tuple(kernels), tuple(arches), tuple(entries), tuple(failures),
-                       compiled=runner.compiled, cached=runner.hits)
-
-
-def _same_kernel(a: CompiledKernel, b: CompiledKernel) -> bool:
-    return (a.code_object, a.assembly, a.metadata) == (b.code_object, b.assembly, b.metadata)
+                       compiled=runner.compiled, cached=runner.hits, workspace=workspace)
 
 
 class _Runner:
@@ -337,18 +354,18 @@ class _Runner:
             # A kernel compiled without its assembly is not the kernel asked for with it.
             key = (self.cache.key({**unit.identity(), "assembly": self.assembly}, unit.arch)
                    if self.cache else None)
-            kernel = self.cache.get(key) if self.cache else None
-            if kernel is not None:
-                outcomes[unit] = UnitOutcome(kernel)
+            result = self.cache.get(key) if self.cache else None
+            if result is not None:
+                outcomes[unit] = UnitOutcome(result)
                 self.hits += 1
                 self._finished(outcomes[unit])
             else:
                 misses.append((unit, key))
         for (unit, key), outcome in zip(misses, self._compile([u for u, _ in misses])):
             outcomes[unit] = outcome
-            self.compiled += outcome.kernel is not None
-            if outcome.kernel is not None and self.cache is not None:
-                self.cache.put(key, outcome.kernel)
+            self.compiled += outcome.result is not None
+            if outcome.result is not None and self.cache is not None:
+                self.cache.put(key, outcome.result)
                 self.stored = True
         return outcomes
 
@@ -390,7 +407,7 @@ class _Runner:
 
     def _finished(self, outcome: UnitOutcome) -> None:
         self.done += 1
-        self.failed += outcome.kernel is None
+        self.failed += outcome.result is None
         if self.report is not None:
             self.report(BatchProgress(self.done, self.total, self.hits, self.failed))
 

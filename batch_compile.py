@@ -1,26 +1,28 @@
 """The compiler side of a batch (batch.py): a module's gemms made into units, and one
-unit compiled to its kernel.
+unit compiled to its kernels.
 
 Loaded only by a process that compiles: a batch answered from the cache never imports
 it, and a worker process imports it once (the forkserver preloads it).
 
-A unit's kernel is what `accel.compile_module` makes of the unit's function, byte for
-byte (test_batch.py checks): the same verification, perf-config choice, accel-gemm-to-gpu
-and lowering, in a context of the shared pool (api.shared_context), except that a unit
-is one kernel: a perf config chosen here does not split K (tuning/split_k.py), and one
-given with splitKFactor > 1 is refused (its gemm makes two kernels and a workspace). Only a renamed unit
-(`variant` > 0) lowers its kernel's text under the new symbol.
+A unit's kernels are what `accel.compile_module` makes of the unit's function, byte for
+byte, in launch order, with the same workspace (test_batch.py checks): the same
+verification, perf-config choice (which may split K, tuning/split_k.py),
+accel-gemm-to-gpu and lowering, in a context of the shared pool (api.shared_context).
+Only a renamed unit (`variant` > 0) lowers its kernels' text under the new symbols.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from accel.api import compiled_gemms, gemm_metadata, gemm_module_text, shared_context
+from accel.api import (
+    compiled_gemms, gemm_metadata, gemm_module_text, reduction_metadata, shared_context,
+    split_k_buffers,
+)
 from accel.batch import Unit, UnitOutcome
 from accel.bindings import ir
 from accel.codegen.kernel import GemmKernel
-from accel.compiled import CompiledKernel
+from accel.compiled import CompiledKernel, CompileResult
 from accel.diagnostics import AccelError, mlir_error
 from accel.dialect.gemm import GemmOp
 from accel.dialect.ir_helpers import collect_ops
@@ -34,7 +36,7 @@ _PARSER_BUFFER = "-"
 
 
 def compile_unit(unit: Unit, assembly: bool = True) -> UnitOutcome:
-    """The unit's kernel, or why there is none. Positions inside the unit's own text mean
+    """The unit's kernels, or why there are none. Positions inside the unit's own text mean
     nothing to its user: an error is placed at the unit's origin (a module's gemm) or
     nowhere (a spec)."""
     try:
@@ -45,7 +47,7 @@ def compile_unit(unit: Unit, assembly: bool = True) -> UnitOutcome:
         return UnitOutcome(error=mlir_error(e).message, location=unit.origin)
 
 
-def _compile(unit: Unit, assembly: bool) -> CompiledKernel:
+def _compile(unit: Unit, assembly: bool) -> CompileResult:
     if unit.spec is not None:
         s = dict(unit.spec)
         text = gemm_module_text(s["arch"], g=s["g"], m=s["m"], n=s["n"], k=s["k"],
@@ -54,34 +56,47 @@ def _compile(unit: Unit, assembly: bool) -> CompiledKernel:
                                 a_layout=s["a_layout"], b_layout=s["b_layout"],
                                 perf_config=s["perf_config"], accumulate=s["accumulate"],
                                 epilogue=s["epilogue"], batched_bias=s["batched_bias"],
-                                b_type=s["b_type"], split_k=False)
+                                b_type=s["b_type"])
     else:
         text = unit.text
     with shared_context():
         module = ir.Module.parse(text)
         _, arch = compiled_gemms(module, unit.arch)
-        pipeline = KernelPipeline(arch=arch, split_k=False)
+        pipeline = KernelPipeline(arch=arch)
         (kernel,) = pipeline.to_kernel_ir(module).gemms
-        if kernel.reduction is not None:
-            raise AccelError(f"splitKFactor {kernel.split_k.slices} makes two kernels (the "
-                             f"partial products and their reduction) and a workspace, which "
-                             f"a batch does not compile: use accel.compile_module or "
-                             f"accel-kernel-pipeline, or splitKFactor 1")
         if unit.variant:
-            plan = replace(kernel.plan, symbol=f"{kernel.symbol}_v{unit.variant}")
-            kernel = replace(kernel, plan=plan)
+            kernel = _renamed(kernel, f"{kernel.symbol}_v{unit.variant}")
+            texts = [k.module_text() for k in (kernel, kernel.reduction) if k is not None]
             module = ir.Module.parse(f"module attributes {{gpu.container_module}} {{\n"
-                                     f"{kernel.module_text()}}}\n")
+                                     f"{''.join(texts)}}}\n")
         return _lowered(module, kernel, pipeline, assembly)
 
 
+def _renamed(kernel: GemmKernel, symbol: str) -> GemmKernel:
+    """`kernel` (and its reduction) under `symbol`, as accel-plan-kernel names a variant:
+    the reduction is always its partial kernel's symbol plus `_reduce`."""
+    reduction = kernel.reduction
+    if reduction is not None:
+        reduction = replace(reduction, symbol=f"{symbol}_reduce")
+    return replace(kernel, plan=replace(kernel.plan, symbol=symbol), reduction=reduction)
+
+
 def _lowered(module: ir.Module, kernel: GemmKernel, pipeline: KernelPipeline,
-             assembly: bool) -> CompiledKernel:
+             assembly: bool) -> CompileResult:
+    """The gemm's kernels in launch order (the partial products before their reduction)
+    and its workspace, as compile_module lists them."""
     run_steps(module, pipeline.kernel_steps())
     objects, texts = serialize(module, assembly, pipeline)
-    elf = objects[kernel.symbol]
-    return CompiledKernel(kernel.symbol, elf, texts.get(kernel.symbol, ""),
-                          gemm_metadata(kernel, elf))
+    out = []
+    for built, describe in ((kernel, gemm_metadata), (kernel.reduction, reduction_metadata)):
+        if built is not None:
+            elf = objects[built.symbol]
+            out.append(CompiledKernel(built.symbol, elf, texts.get(built.symbol, ""),
+                                      describe(built, elf)))
+    buffers = split_k_buffers([kernel])
+    workspace = ({"bytes": sum(b["bytes"] for b in buffers), "buffers": buffers}
+                 if buffers else None)
+    return CompileResult(pipeline.arch, tuple(out), workspace)
 
 
 def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
@@ -114,12 +129,12 @@ def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
                 # runs first, so each unit is the gemm the pipeline would lower. Gemms of
                 # function arguments only are prepared unit by unit, so that one gemm's
                 # error does not stop the others.
-                run_steps(module, KernelPipeline(arch=arch, split_k=False).front_steps())
+                run_steps(module, KernelPipeline(arch=arch).front_steps())
                 gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
             packs = [op for name in (PackOp.OP_NAME, UnpackOp.OP_NAME)
                      for op in collect_ops(module, name)]
             if packs:
-                # A unit is one gemm kernel: a runtime pack would lose its kernel.
+                # A unit is one gemm's kernels: a runtime pack would lose its kernel.
                 raise AccelError(f"'{packs[0].name}' is not compiled in a batch, which makes "
                                  f"one unit per accel.gemm (compile the module with "
                                  f"accel.compile_module or accel-kernel-pipeline)",

@@ -1,16 +1,17 @@
 """A persistent, content-addressed cache of compiled kernels, shared between processes.
 
-An entry is one kernel (code object, assembly, metadata), filed under the SHA-256 of
-what it was compiled from (the normalised input a batch hands its worker, batch.py)
+An entry is what one unit compiles to: its kernels in launch order (code object,
+assembly, metadata each; two for a split-K GEMM) and its workspace, filed under the
+SHA-256 of what it was compiled from (the normalised input a batch hands its worker, batch.py)
 together with everything else that decides the bytes: accel's version (a digest of its
 source), the bindings' (flydsl) version, the linker, and the arch. A changed
 compiler therefore never meets an old entry; nothing is ever invalidated by hand.
 
 Safe to share: an entry is written to a temporary file in its directory and renamed
 into place (atomic on POSIX), so a reader sees a whole entry or none; two processes
-writing one key write the same bytes. Every entry carries a checksum of its contents
-and its own key: a truncated, corrupted or misplaced file is a miss (and is removed),
-never a result. `trim` keeps the directory under its size cap by removing the least
+writing one key write the same bytes. Every entry carries one checksum over all of
+its kernels and its own key: a truncated, corrupted or misplaced file, or one missing a
+kernel, is a miss (and is removed), never a result. `trim` keeps the directory under its size cap by removing the least
 recently used entries (a hit renews an entry's time); a reader whose entry is removed
 meanwhile still reads it through its open file, or misses.
 
@@ -30,11 +31,11 @@ import os
 import tempfile
 import time
 
-from accel.compiled import CompiledKernel
+from accel.compiled import CompiledKernel, CompileResult
 
 # Bumped when the entry layout or the key's material changes.
-CACHE_FORMAT = 1
-# A kernel entry is 20-150 KB (code object plus assembly); 1 GiB holds ~10,000 of them.
+CACHE_FORMAT = 2
+# A kernel is 20-150 KB (code object plus assembly); 1 GiB holds ~10,000 of them.
 DEFAULT_MAX_BYTES = 1 << 30
 _MAGIC = b"accel-kernel-cache %d\n" % CACHE_FORMAT
 _SUFFIX = ".kernel"
@@ -77,33 +78,34 @@ class KernelCache:
     def _path(self, key: str) -> str:
         return os.path.join(self.directory, key[:2], key + _SUFFIX)
 
-    def get(self, key: str) -> CompiledKernel | None:
-        """The kernel stored under `key`, or None (absent, unreadable or corrupt)."""
+    def get(self, key: str) -> CompileResult | None:
+        """The unit's kernels stored under `key`, or None (absent, unreadable or corrupt)."""
         path = self._path(key)
         try:
             with open(path, "rb") as f:
                 data = f.read()
         except OSError:
             return None
-        kernel = _decode(data, key)
-        if kernel is None:
+        result = _decode(data, key)
+        if result is None:
             _remove_quietly(path)    # corrupt: the recompiled kernel will replace it
             return None
         try:
             os.utime(path)           # recently used: trimmed last
         except OSError:
             pass
-        return kernel
+        return result
 
-    def put(self, key: str, kernel: CompiledKernel) -> None:
-        """Store `kernel` under `key` atomically; a failure only records `write_error`."""
+    def put(self, key: str, result: CompileResult) -> None:
+        """Store `result` (all its kernels, one file) under `key` atomically; a failure
+        only records `write_error`."""
         path = self._path(key)
         tmp = None
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=os.path.dirname(path))
             with os.fdopen(fd, "wb") as f:
-                f.write(_encode(key, kernel))
+                f.write(_encode(key, result))
             os.replace(tmp, path)
             tmp = None
         except OSError as e:
@@ -155,17 +157,21 @@ class KernelCache:
         return removed
 
 
-def _encode(key: str, kernel: CompiledKernel) -> bytes:
-    asm = kernel.assembly.encode("utf-8")
-    # Not sort_keys: the metadata's key order is part of the JSON a hit must reproduce.
-    header = json.dumps({"key": key, "symbol": kernel.symbol, "metadata": kernel.metadata,
-                         "code_object_bytes": len(kernel.code_object),
-                         "assembly_bytes": len(asm)}).encode()
-    body = header + b"\n" + kernel.code_object + asm
+def _encode(key: str, result: CompileResult) -> bytes:
+    kernels, payload = [], []
+    for kernel in result.kernels:
+        asm = kernel.assembly.encode("utf-8")
+        # Not sort_keys: the metadata's key order is part of the JSON a hit must reproduce.
+        kernels.append({"symbol": kernel.symbol, "metadata": kernel.metadata,
+                        "code_object_bytes": len(kernel.code_object), "assembly_bytes": len(asm)})
+        payload += [kernel.code_object, asm]
+    header = json.dumps({"key": key, "arch": result.arch, "kernels": kernels,
+                         "workspace": result.workspace}).encode()
+    body = header + b"\n" + b"".join(payload)
     return _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
 
 
-def _decode(data: bytes, key: str) -> CompiledKernel | None:
+def _decode(data: bytes, key: str) -> CompileResult | None:
     if not data.startswith(_MAGIC):
         return None
     digest, sep, body = data[len(_MAGIC):].partition(b"\n")
@@ -174,11 +180,18 @@ def _decode(data: bytes, key: str) -> CompiledKernel | None:
     header_text, sep, payload = body.partition(b"\n")
     try:
         header = json.loads(header_text)
-        n_obj, n_asm = header["code_object_bytes"], header["assembly_bytes"]
-        if header["key"] != key or len(payload) != n_obj + n_asm:
+        listed = header["kernels"]
+        if header["key"] != key or not listed or \
+                len(payload) != sum(k["code_object_bytes"] + k["assembly_bytes"] for k in listed):
             return None
-        return CompiledKernel(header["symbol"], payload[:n_obj],
-                              payload[n_obj:].decode("utf-8"), header["metadata"])
+        kernels, at = [], 0
+        for k in listed:
+            n_obj, n_asm = k["code_object_bytes"], k["assembly_bytes"]
+            kernels.append(CompiledKernel(k["symbol"], payload[at:at + n_obj],
+                                          payload[at + n_obj:at + n_obj + n_asm].decode("utf-8"),
+                                          k["metadata"]))
+            at += n_obj + n_asm
+        return CompileResult(header["arch"], tuple(kernels), header["workspace"])
     except (ValueError, KeyError, TypeError):
         return None
 

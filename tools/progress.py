@@ -41,7 +41,7 @@ class TerminalProgress:
         self._drawn = now
 
     def _draw(self, p: BatchProgress) -> None:
-        line = f"{self.prog}: {p.done}/{p.total} kernels, {p.cached} from the cache"
+        line = f"{self.prog}: {p.done}/{p.total} GEMMs, {p.cached} from the cache"
         if p.failed:
             line += f", {p.failed} failed"
         # \r returns to the line's start, \033[K clears what a longer line left.

@@ -254,6 +254,90 @@ def test_cli_jobs_output_is_identical(tmp_path):
         assert f"{k['symbol']}:" in outs[0][k["symbol"] + ".s"].decode()
 
 
+# ---- split-K: one GEMM, two kernels and a workspace ------------------------------------------
+
+# Chosen: compile_gemm without a perf config splits this one (tuning/split_k.py).
+SPLIT_CHOSEN = {"arch": "gfx942", "m": 48, "n": 4096, "k": 4096}
+# Given: splitKFactor 3 on a tile that serves this shape on gfx1100.
+SPLIT_GIVEN = {"arch": "gfx1100", "m": 40, "n": 64, "k": 256,
+               "perf_config": "v4:16,32,16,16,16,16,8,3,1,2,0,0,1,1"}
+SPLIT_ENTRIES = [SMALL, SPLIT_CHOSEN, SPLIT_GIVEN, dict(SPLIT_CHOSEN),
+                 {**SPLIT_GIVEN, "epilogue": "relu"}]
+
+
+def gemm_of(entry, assembly=True):
+    e = {**entry}
+    return compile_gemm(e.pop("arch"), in_type=e.pop("type", "f16"), assembly=assembly, **e)
+
+
+def test_a_split_k_gemm_is_the_kernels_compile_gemm_makes():
+    result = compile_batch(SPLIT_ENTRIES)
+    assert result.ok and result.compiled == 4      # the repeated GEMM compiles once
+    direct = [gemm_of(e) for e in (SMALL, SPLIT_CHOSEN, SPLIT_GIVEN, SPLIT_ENTRIES[4])]
+    assert [len(d.kernels) for d in direct] == [1, 2, 2, 2]
+    # Each GEMM's kernels byte for byte, together and in launch order.
+    assert result.kernels == tuple(k for d in direct for k in d.kernels)
+    assert result.entries == tuple(direct[i].kernels[0].symbol for i in (0, 1, 2, 1, 3))
+    buffers = [b for d in direct[1:] for b in d.workspace["buffers"]]
+    assert result.workspace == {"bytes": sum(b["bytes"] for b in buffers), "buffers": buffers}
+    meta = result.metadata()
+    assert list(meta) == ["arch", "kernels", "workspace", "entries"]
+    assert [k["arch"] for k in meta["kernels"]] == ["gfx1100", "gfx942", "gfx942"] + \
+        ["gfx1100"] * 4
+    assert all(b["kind"] == "workspace" for b in meta["workspace"]["buffers"])
+
+
+def test_one_shape_split_and_unsplit_is_named_as_in_a_module():
+    """The unsplit kernel and the split pair of one shape: `_v1` goes to whichever the
+    entries need second, its reduction `_v1_reduce`, as accel-plan-kernel names them."""
+    unsplit = {k: v for k, v in SPLIT_GIVEN.items() if k != "perf_config"}
+    base = "accel_gemm_g1_m40_n64_k256_f16_f16_gfx1100"
+    split_first = compile_batch([SPLIT_GIVEN, unsplit])
+    assert [k.symbol for k in split_first.kernels] == [base, base + "_reduce", base + "_v1"]
+    unsplit_first = compile_batch([unsplit, SPLIT_GIVEN])
+    assert [k.symbol for k in unsplit_first.kernels] == [base, base + "_v1",
+                                                         base + "_v1_reduce"]
+    assert unsplit_first.entries == (base, base + "_v1")
+    (buf,) = unsplit_first.workspace["buffers"]
+    assert buf["kernels"] == [base + "_v1", base + "_v1_reduce"]
+    assert f"{base}_v1_reduce:" in unsplit_first.kernels[2].assembly
+    # A module holding both gemms, in both orders: what compile_module makes of it.
+    t = ("memref<1x40x256xf16>", "memref<1x256x64xf16>", "memref<1x40x64xf16>")
+    gemm = ('"accel.gemm"(%a, %b, %c) {{arch = "gfx1100"{}}} : '
+            f'({", ".join(t)}) -> ()\n')
+    given = gemm.format(f', perf_config = "{SPLIT_GIVEN["perf_config"]}"')
+    for body in (given + gemm.format(""), gemm.format("") + given):
+        text = f"func.func @g(%a: {t[0]}, %b: {t[1]}, %c: {t[2]}) {{\n{body}return\n}}\n"
+        assert compile_module_batch(text).compile_result() == compile_module(text)
+
+
+def test_cli_split_k_batch_jobs_and_files(tmp_path):
+    listing = tmp_path / "list.json"
+    listing.write_text(json.dumps(SPLIT_ENTRIES))
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"j{jobs}"
+        assert accel_compile(["--batch", str(listing), "-j", jobs, "--no-cache",
+                              "-o", str(out)]) == 0
+        outs.append(files_in(out))
+    assert outs[0] == outs[1]
+    direct = gemm_of(SPLIT_CHOSEN)
+    for k in direct.kernels:
+        assert outs[0][f"{k.symbol}.hsaco"] == k.code_object
+        assert outs[0][f"{k.symbol}.s"].decode() == k.assembly
+    meta = json.loads(outs[0]["list.json"])
+    assert meta["workspace"]["buffers"][0] == direct.workspace["buffers"][0]
+    assert len(outs[0]) == 2 * 7 + 1
+
+
+def test_cli_one_split_k_gemm_writes_compile_gemms_json(tmp_path):
+    assert accel_compile(["--arch", "gfx942", "-m", "48", "-n", "4096", "-k", "4096",
+                          "--no-cache", "-o", str(tmp_path)]) == 0
+    direct = gemm_of(SPLIT_CHOSEN)
+    name = direct.kernels[0].symbol
+    assert json.loads((tmp_path / f"{name}.json").read_text()) == direct.metadata()
+
+
 # ---- the command line -------------------------------------------------------------------------
 
 def test_cli_batch_flags_are_defaults(tmp_path):
@@ -325,9 +409,9 @@ def test_progress_on_a_terminal_after_the_delay(monkeypatch):
     bar(BatchProgress(2, 10, 1, 0))
     bar(BatchProgress(3, 10, 1, 1))
     bar.close()
-    assert term.text == ("\raccel-compile: 2/10 kernels, 1 from the cache\033[K"
-                         "\raccel-compile: 3/10 kernels, 1 from the cache, 1 failed\033[K"
-                         "\raccel-compile: 3/10 kernels, 1 from the cache, 1 failed\033[K\n")
+    assert term.text == ("\raccel-compile: 2/10 GEMMs, 1 from the cache\033[K"
+                         "\raccel-compile: 3/10 GEMMs, 1 from the cache, 1 failed\033[K"
+                         "\raccel-compile: 3/10 GEMMs, 1 from the cache, 1 failed\033[K\n")
 
 
 def test_progress_is_quiet_off_a_terminal(monkeypatch):

@@ -14,7 +14,7 @@ import pytest
 
 from accel.batch import compile_batch
 from accel.cache import KernelCache, compiler_identity, default_cache_dir
-from accel.compiled import CompiledKernel
+from accel.compiled import CompiledKernel, CompileResult
 from accel.tools.accel_compile import main as accel_compile
 
 GEMMS = [{"arch": "gfx1100", "m": 32, "n": 48, "k": 32},
@@ -22,9 +22,17 @@ GEMMS = [{"arch": "gfx1100", "m": 32, "n": 48, "k": 32},
          {"arch": "gfx1201", "m": 16, "n": 16, "k": 16, "type": "i8"}]
 
 
-def fake_kernel(symbol: str, size: int = 1000) -> CompiledKernel:
-    return CompiledKernel(symbol, os.urandom(size), f"{symbol}:\n\ts_endpgm\n",
-                          {"symbol": symbol, "grid": [1, 1, 1], "lds_bytes": 0})
+# Given splitKFactor 3: a unit of two kernels (partial products, reduction) and a workspace.
+SPLIT_GIVEN = {"arch": "gfx1100", "m": 40, "n": 64, "k": 256,
+               "perf_config": "v4:16,32,16,16,16,16,8,3,1,2,0,0,1,1"}
+
+
+def fake_kernel(symbol: str, size: int = 1000, code: bytes | None = None) -> CompileResult:
+    """A one-kernel unit's result, of `size` random bytes (or `code`)."""
+    kernel = CompiledKernel(symbol, os.urandom(size) if code is None else code,
+                            f"{symbol}:\n\ts_endpgm\n",
+                            {"symbol": symbol, "grid": [1, 1, 1], "lds_bytes": 0})
+    return CompileResult("gfx942", (kernel,))
 
 
 def entry_files(cache: KernelCache) -> list[str]:
@@ -77,6 +85,38 @@ def test_a_corrupt_entry_is_recompiled_never_returned(tmp_path, damage):
     assert compile_batch(GEMMS[:2], cache=cache).cached == 2     # replaced by the recompile
 
 
+def test_a_split_k_unit_is_one_entry_and_a_hit_is_both_kernels(tmp_path):
+    cache = KernelCache(tmp_path)
+    cold = compile_batch([SPLIT_GIVEN], cache=cache)
+    assert len(cold.kernels) == 2 and len(entry_files(cache)) == 1
+    warm = compile_batch([SPLIT_GIVEN], cache=cache)
+    assert (warm.compiled, warm.cached) == (0, 1)
+    assert warm.kernels == cold.kernels and warm.workspace == cold.workspace
+    assert json.dumps(warm.metadata()) == json.dumps(cold.metadata())
+
+
+@pytest.mark.parametrize("damage", ["flip_reduction", "drop_reduction", "drop_assembly_tail"])
+def test_a_damaged_split_k_entry_is_recompiled_never_partly_returned(tmp_path, damage):
+    cache = KernelCache(tmp_path)
+    good = compile_batch([SPLIT_GIVEN], cache=cache)
+    (path,) = entry_files(cache)
+    data = open(path, "rb").read()
+    partial, reduction = good.kernels
+    tail = len(reduction.code_object) + len(reduction.assembly.encode())
+    if damage == "flip_reduction":      # one bit of the reduction's code object
+        i = len(data) - tail + len(reduction.code_object) // 2
+        data = data[:i] + bytes([data[i] ^ 1]) + data[i + 1:]
+    elif damage == "drop_reduction":    # the entry cut after the partial kernel
+        data = data[:-tail]
+    else:
+        data = data[:-1]
+    open(path, "wb").write(data)
+    again = compile_batch([SPLIT_GIVEN], cache=cache)
+    assert (again.compiled, again.cached) == (1, 0)
+    assert again.kernels == good.kernels and again.workspace == good.workspace
+    assert compile_batch([SPLIT_GIVEN], cache=cache).cached == 1   # replaced by the recompile
+
+
 def test_key_covers_input_arch_and_compiler(tmp_path):
     cache = KernelCache(tmp_path)
     unit = {"gemm": {"m": 1}, "variant": 0}
@@ -108,14 +148,12 @@ def _writer(directory: str, worker: int) -> None:
     for i in range(40):
         # Every worker writes the shared keys (the same bytes, as a compile would) and
         # keys of its own.
-        shared = fake_kernel(f"shared{i % 5}", 3000 + i % 5)
-        shared = CompiledKernel(shared.symbol, bytes(3000 + i % 5), shared.assembly,
-                                shared.metadata)
+        shared = fake_kernel(f"shared{i % 5}", code=bytes(3000 + i % 5))
         cache.put(f"{i % 5:064x}", shared)
         cache.put(f"{worker + 1:032x}{i:032x}", fake_kernel(f"w{worker}_{i}", 2000))
         for j in range(5):
             got = cache.get(f"{j:064x}")
-            assert got is None or got.code_object == bytes(3000 + j)
+            assert got is None or got.kernels[0].code_object == bytes(3000 + j)
 
 
 def test_several_processes_share_a_cache(tmp_path):
@@ -128,7 +166,8 @@ def test_several_processes_share_a_cache(tmp_path):
     assert [p.exitcode for p in procs] == [0, 0, 0]
     cache = KernelCache(tmp_path)
     assert len(entry_files(cache)) == 5 + 3 * 40
-    assert all(cache.get(f"{j:064x}").code_object == bytes(3000 + j) for j in range(5))
+    assert all(cache.get(f"{j:064x}").kernels[0].code_object == bytes(3000 + j)
+               for j in range(5))
     leftovers = [n for _, _, files in os.walk(tmp_path) for n in files if n.startswith(".tmp")]
     assert leftovers == []
 

@@ -137,10 +137,10 @@ def test_cli_writes_all_three_files(tmp_path):
 def test_cli_error_leaves_no_output(tmp_path, capsys):
     out = tmp_path / "out"
     rc = accel_compile(["--arch", "gfx942", "-m", "64", "-n", "64", "-k", "64",
-                        "--perf-config", "v4:32,32,4,32,32,32,8,2,1,2,0,0,1,1", "-o", str(out)])
+                        "--perf-config", "v4:32,32,4,32,32,48,8,1,1,2,0,0,1,1", "-o", str(out)])
     assert rc == 1
     err = capsys.readouterr().err
-    assert err.startswith("accel-compile: error:") and "split" in err
+    assert err.startswith("accel-compile: error:") and "mnPerXdl 48" in err
     assert len(err.strip().splitlines()) == 1
     assert not out.exists() or not any(out.iterdir())
 

@@ -294,19 +294,19 @@ def test_migraphx_split_k_chain(arch):
         np.max(np.abs(out - want))
 
 
-def test_a_batch_makes_one_kernel_per_gemm():
-    """compile_batch (accel-compile's engine) keeps one kernel per GEMM: its own choice
-    does not split K, and a given splitKFactor > 1 is a diagnostic, never a partial
-    product written as if it were C."""
+def test_a_batch_splits_as_compile_gemm_does():
+    """compile_batch (accel-compile's engine) chooses the split compile_gemm chooses and
+    takes a given splitKFactor: both kernels, in launch order, and the workspace."""
     shape = {"arch": "gfx942", "m": 48, "n": 4096, "k": 4096}
-    (kernel,) = compile_batch([shape], assembly=False).kernels
-    assert "split_k" not in kernel.metadata
+    chosen = compile_batch([shape], assembly=False)
+    direct = compile_gemm("gfx942", m=48, n=4096, k=4096, assembly=False)
+    assert chosen.ok and chosen.compile_result() == direct
+    assert [k.metadata.get("op") for k in chosen.kernels] == [None, "split_k_reduce"]
     split = str(choose_split_k(select(get_arch("gfx942"), "f16", "f16",
                                       GemmShape(1, 48, 4096, 4096))))
-    result = compile_batch([{**shape, "perf_config": split}], assembly=False)
-    assert not result.kernels
-    (failure,) = result.failures
-    assert "makes two kernels" in failure.message
+    given = compile_batch([{**shape, "perf_config": split}], assembly=False)
+    assert given.compile_result() == direct and given.metadata()["workspace"] == \
+        direct.workspace
 
 
 def test_a_grouped_gemm_is_not_split():
