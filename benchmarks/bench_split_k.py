@@ -14,8 +14,8 @@ compiler's latency: bench_compile.py). Estimates are the cost model's, not
 measurements (no GPU here).
 
 Figures (load average 7.4-7.9 on 2 cores, so wall times are mostly the neighbours'):
-gfx942 splits the skinny deep shapes (48x4096x4096: 16x64x128, 192 -> 768 workgroups,
-31.4 -> 18.9 us estimated; 1x4096x4096 split 8, 31.4 -> 9.8 us) and seed 001's
+gfx942 splits the skinny deep shapes (48x4096x4096: 16x64x128, 192 workgroups, 31.1 us
+estimated -> 16x128x128 split 8, 768 workgroups, 19.5 us; 1x4096x4096 split 8, 31.4 -> 9.8 us) and seed 001's
 128x1280x5120 (a 128x64 tile, split 8: 39.1 -> 11.7 us); gfx1100/gfx1201 split
 48x1024x16384 (8 slices) and 128x1280x5120 (2) only, since their 48-96 WGPs are filled by
 the narrow tiles already; 4096^3 and 512^3 are never split. The choice: 0.4-2.6 ms
