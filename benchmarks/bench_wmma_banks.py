@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import argparse
 import re
-import resource
 import statistics
 import time
 from collections import Counter
 
 from accel.api import compile_gemm
+from bench_compile import cpu_seconds   # a script beside this one
 from accel.passes import wmma_banks
 from accel.passes.wmma_banks import wmma_bank_collisions
 
@@ -86,13 +86,6 @@ def latency(repeat: int) -> None:
         ratio = statistics.median(b / a for a, b in zip(off, on))
         print(f"{what}: median best {statistics.median(off):.1f} ms without, "
               f"{statistics.median(on):.1f} ms with accel-wmma-banks; median ratio {ratio:.3f}")
-
-
-def cpu_seconds() -> float:
-    """User + system time of this process and its finished children (the linker)."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
-        resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> None:

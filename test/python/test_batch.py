@@ -43,6 +43,21 @@ def files_in(d: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(d.iterdir())}
 
 
+def batch_outputs_by_jobs(tmp_path: Path, entries: list[dict]) -> list[dict[str, bytes]]:
+    """The files `accel-compile --batch` writes for `entries` with -j 1 and with -j 2,
+    checked to be the same bytes."""
+    listing = tmp_path / "list.json"
+    listing.write_text(json.dumps(entries))
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"j{jobs}"
+        assert accel_compile(["--batch", str(listing), "-j", jobs, "--no-cache",
+                              "-o", str(out)]) == 0
+        outs.append(files_in(out))
+    assert outs[0] == outs[1]
+    return outs
+
+
 # ---- the spec vocabulary ------------------------------------------------------------------
 
 def test_spec_takes_defaults_then_flag_defaults():
@@ -234,15 +249,7 @@ def test_worker_processes_give_the_serial_result():
 
 
 def test_cli_jobs_output_is_identical(tmp_path):
-    listing = tmp_path / "list.json"
-    listing.write_text(json.dumps(ENTRIES))
-    outs = []
-    for jobs in ("1", "2"):
-        out = tmp_path / f"j{jobs}"
-        assert accel_compile(["--batch", str(listing), "-j", jobs, "--no-cache",
-                              "-o", str(out)]) == 0
-        outs.append(files_in(out))
-    assert outs[0] == outs[1]
+    outs = batch_outputs_by_jobs(tmp_path, ENTRIES)
     meta = json.loads(outs[0]["list.json"])
     assert meta["arch"] == ["gfx1100", "gfx1201", "gfx942"]
     assert [k["symbol"] for k in meta["kernels"]] == list(dict.fromkeys(meta["entries"]))
@@ -312,15 +319,7 @@ def test_one_shape_split_and_unsplit_is_named_as_in_a_module():
 
 
 def test_cli_split_k_batch_jobs_and_files(tmp_path):
-    listing = tmp_path / "list.json"
-    listing.write_text(json.dumps(SPLIT_ENTRIES))
-    outs = []
-    for jobs in ("1", "2"):
-        out = tmp_path / f"j{jobs}"
-        assert accel_compile(["--batch", str(listing), "-j", jobs, "--no-cache",
-                              "-o", str(out)]) == 0
-        outs.append(files_in(out))
-    assert outs[0] == outs[1]
+    outs = batch_outputs_by_jobs(tmp_path, SPLIT_ENTRIES)
     direct = gemm_of(SPLIT_CHOSEN)
     for k in direct.kernels:
         assert outs[0][f"{k.symbol}.hsaco"] == k.code_object
