@@ -26,6 +26,7 @@ from accel.dialect.perf_config import PerfConfig
 from accel.dialect.split_k_plan import SplitKPlan
 from accel.passes.registry import AccelPass, register
 from accel.target.database import ArchInfo, get_arch
+from accel.tuning.cost_model import loads_ahead
 from accel.tuning.validity import check_config
 
 
@@ -343,10 +344,7 @@ def loaded_ahead(vector: int, k_chunk: int, bits: int, config: PerfConfig,
         return False
     if k_chunk > 1 and k_chunk * bits < 32:
         return False
-    if arch.mma_kind == "mfma":
-        acc = config.m_per_wave * config.n_per_wave // arch.wave_size
-        return acc < arch.vgprs_per_lane // 2
-    return True
+    return loads_ahead(arch, config)
 
 
 def c_vector(mma: MmaLayout, config: PerfConfig, out_type: str, n: int, c_layout: str,

@@ -241,9 +241,10 @@ STEP_LIMITS = ("compute", "lds", "global", "latency")
 def loads_ahead(arch: ArchInfo, config: PerfConfig) -> bool:
     """Does the kernel issue a k-tile's global loads ahead of the MMAs of the one before?
 
-    passes/plan_kernel.py (loaded_ahead) does, except on gfx942 when the MFMA
-    accumulators fill half the unified register file (a 128x128 wave tile: 256 of 512
-    per lane), where holding the next k-tile spilled (88-324 bytes measured there)."""
+    Yes, except on gfx942 when the MFMA accumulators fill half the unified register
+    file (a 128x128 wave tile: 256 of 512 per lane), where holding the next k-tile
+    spilled (88-324 bytes measured there); passes/plan_kernel.py (loaded_ahead) applies
+    this rule, and the model costs the pipeline it gives."""
     acc = config.m_per_wave * config.n_per_wave // arch.wave_size
     return not (arch.mma_kind == "mfma" and acc >= arch.vgprs_per_lane // 2)
 
