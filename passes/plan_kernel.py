@@ -15,6 +15,7 @@ from accel.bindings import ir
 from accel.codegen.global_copy import permutable, widest_vector
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.diagnostics import AccelError, located
+from accel.dialect.c_staging_plan import CStagingPlan
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.grouped_gemm import GroupedGemmOp
@@ -41,10 +42,11 @@ class PlanKernel(AccelPass):
         gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
         plans = [plan_gemm(g) for g in gemms]   # every diagnostic before any write
         splits = [split_k_plan(g, p) for g, p in zip(gemms, plans)]
+        stagings = [c_staging_plan(g, p) for g, p in zip(gemms, plans)]
         # The symbol encodes shape, types, layouts and epilogue, not the tile: gemms
         # sharing one that are built differently get `_v1`, `_v2`, ... in program order.
         variants: dict[str, list[tuple]] = {}
-        for gemm, plan, split in zip(gemms, plans, splits):
+        for gemm, plan, split, staging in zip(gemms, plans, splits, stagings):
             key = (gemm.perf_config_text, replace(plan, symbol=""))
             seen = variants.setdefault(plan.symbol, [])
             if key not in seen:
@@ -57,6 +59,10 @@ class PlanKernel(AccelPass):
                 split.write(gemm.op)
             elif "split_k" in gemm.op.attributes:   # a plan of an earlier perf config
                 del gemm.op.attributes["split_k"]
+            if staging is not None:
+                staging.write(gemm.op)
+            elif "c_staging" in gemm.op.attributes:
+                del gemm.op.attributes["c_staging"]
 
 
 def plan_gemm(gemm: GemmOp) -> KernelPlan:
@@ -94,6 +100,53 @@ def split_k_plan(gemm: GemmOp, plan: KernelPlan) -> SplitKPlan | None:
             # accel-layout C's width need not, but a workspace load past N's end would
             # read the next row's sums into C's padding: N = 17, width 4, columns 17-19).
             reduce_vector=widest_vector(acc, plan.c_vector, shape.n))
+
+
+def c_staging_plan(gemm: GemmOp, plan: KernelPlan) -> CStagingPlan | None:
+    """How C passes through LDS (dialect/c_staging_plan.py, codegen/c_staging.py) for
+    outputSwizzle 1; None otherwise (0 and 2 store C from the accumulators).
+
+    The unit is the lane's run of c_len columns, at most 128 bits: one LDS write and one
+    read. C's rows are staged in the larger of A's and B's LDS buffers, as many rows of
+    each wave's tile per pass as fit there (each pass costs two barriers); when not even
+    one MMA tile's rows fit, the buffer grows, within the chip's LDS."""
+    config = gemm.perf_config
+    if config.output_swizzle != 1:
+        return None
+    with located(gemm.location):
+        where = f"perf config {config}: outputSwizzle 1 (C through LDS)"
+        if gemm.c_layout != "row":
+            raise AccelError(f"{where} writes a row-major C; an accel-layout C is stored in "
+                             f"its kpack runs (use outputSwizzle 0 or 2)")
+        arch = get_arch(gemm.arch)
+        shape = gemm.shape()
+        mma = select_mma(arch, gemm.in_type, gemm.b_type, config.mn_per_xdl)
+        # A split-K gemm stages its partial product, in the accumulator type.
+        out = ACCUMULATOR[gemm.in_type] if config.split_k > 1 else gemm.out_type
+        bits = 8 * ELEMENT_BYTES[out]
+        unit = min(mma.c_len, 128 // bits)
+        per_row = config.n_per_wave // unit
+        if per_row & (per_row - 1):
+            raise AccelError(f"{where} needs nPerWave / {unit} to be a power of two "
+                             f"(its LDS swizzle), got nPerWave {config.n_per_wave}")
+        in_bytes = ELEMENT_BYTES[gemm.in_type]
+        buffers = [plan.lds_buffers * config.kpack_per_block * (d + op.slab_pad) * config.kpack
+                   * in_bytes for d, op in ((config.m_per_block, plan.a),
+                                            (config.n_per_block, plan.b))]
+        which = 0 if buffers[0] >= buffers[1] else 1
+
+        def staged(rows: int) -> int:
+            return config.num_waves * rows * config.n_per_wave * bits // 8
+
+        tiles = config.m_per_wave // mma.m
+        rows = max((mma.m * d for d in range(1, tiles + 1) if tiles % d == 0
+                    and staged(mma.m * d) <= buffers[which]), default=mma.m)
+        need = max(staged(rows), buffers[which]) + buffers[1 - which]
+        if need > arch.lds_bytes:
+            raise AccelError(f"{where} needs {need} bytes of LDS, more than the "
+                             f"{arch.lds_bytes} of {arch.name}")
+        return CStagingPlan(buffer="ab"[which], rows=rows, unit=unit,
+                            vector=widest_vector(out, unit, shape.n))
 
 
 def check_buildable(arch: ArchInfo, in_type: str, b_type: str, shape: GemmShape,
@@ -184,6 +237,9 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
     if config.split_k > 1:
         raise AccelError(f"perf config {config}: a grouped GEMM has no split-K "
                          f"(splitKFactor must be 1)")
+    if config.output_swizzle == 1:
+        raise AccelError(f"perf config {config}: a grouped GEMM stores C from the "
+                         f"accumulators (outputSwizzle must be 0 or 2)")
     mma = select_mma(arch, in_type, in_type, config.mn_per_xdl)
     bits = 8 * ELEMENT_BYTES[in_type]
     buffers = lds_buffers(config)

@@ -1,0 +1,123 @@
+"""C through LDS (outputSwizzle 1): a wave's tile of C staged in LDS and read back as rows.
+
+After the k-tile loop a lane holds, per MMA tile, one row of C and c_len consecutive
+columns (codegen/mma.py), so one store instruction of a wave covers 16 or 32 rows of
+c_len columns each. Staged, each wave writes `rows` rows of its mPerWave x nPerWave
+tile (the plan's c_staging, dialect/c_staging_plan.py) into LDS, then reads them back
+`unit` elements a lane in row order: consecutive lanes hold consecutive pieces of one
+row, so a store instruction covers whole rows of the wave's tile, each contiguous in C.
+
+LDS layout of a wave's region: `rows` rows of nPerWave elements (C's type), no
+padding, stored in units of `unit` elements (8 or 16 bytes: one LDS write of the
+lane's run, one read). Unit `u` of row `r` sits at unit position
+
+    r * U + (u XOR s(r)),   U = nPerWave / unit,  S = 128 bytes / unit bytes,
+    s(r) = (r // max(1, S / U)) % min(U, S)
+
+so that one LDS clock's group of S lanes (32 banks of 4 bytes: 8 lanes of 128 bits,
+16 of 64; sim/arch.py) touches S distinct unit slots of a 128-byte bank line, both
+ways round:
+- writes: the group is S consecutive rows (lane % 16 or lane % 32, aligned to S) at
+  one unit; if U >= S their s(r) are S distinct values, else the S rows are
+  S/U rows of each line times U distinct values of s;
+- reads: the group is S consecutive units in row order, aligned to S: within one row
+  (U >= S; XOR with s(r) < S permutes an aligned block of S), or S/U whole rows of one
+  line with one s (a permutation of each row's units).
+Padding cannot do both: with rows narrower than 128 bytes a row stride that spreads
+one column over the banks makes consecutive rows overlap. Counted by the simulator's
+bank model (test/python/test_c_staging.py): zero conflict clocks on every chip.
+
+The region is reused operand LDS (A's or B's tile buffer, the plan's `buffer`, after a
+barrier); values cross into its element type with vector.bitcast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel.codegen.builder import Emitter, Value
+from accel.codegen.global_copy import ELEM_BITS, vector_type
+from accel.dialect.c_staging_plan import CStagingPlan
+
+# Bytes one LDS clock serves: 32 banks of 4 bytes (sim/arch.py, on all three chips).
+BANK_LINE_BYTES = 128
+
+
+def region_bytes(plan: CStagingPlan, n_per_wave: int, out_elem: str) -> int:
+    """Bytes of one wave's staging region."""
+    return plan.rows * n_per_wave * ELEM_BITS[out_elem] // 8
+
+
+@dataclass(frozen=True)
+class CStaging:
+    plan: CStagingPlan
+    lds: str             # SSA name of the LDS buffer
+    lds_type: str
+    lds_elem: str
+    out_elem: str        # C's element type
+    wave_size: int
+    n_per_wave: int
+    wave_id: Value
+    lane: Value
+    lane_row: Value      # the lane's row of C within an MMA tile (MmaLayout.a_row)
+    lane_col: Value      # the lane's first column of C within an MMA tile (c_col_base)
+    row_wave: Value      # the wave's first row within the workgroup's tile
+    col_wave: Value      # the wave's first column of C
+
+    @property
+    def _units_per_row(self) -> int:
+        return self.n_per_wave // self.plan.unit
+
+    @property
+    def _slots(self) -> int:
+        return BANK_LINE_BYTES * 8 // (self.plan.unit * ELEM_BITS[self.out_elem])
+
+    @property
+    def _unit_lds_elems(self) -> int:
+        return self.plan.unit * ELEM_BITS[self.out_elem] // ELEM_BITS[self.lds_elem]
+
+    @property
+    def reads_per_pass(self) -> int:
+        units = self.plan.rows * self._units_per_row
+        return -(-units // self.wave_size)
+
+    def _at(self, em: Emitter, row: Value, unit: Value) -> str:
+        """The LDS index (in the buffer's elements) of unit `unit` of staged row `row`."""
+        per_row, slots = self._units_per_row, self._slots
+        key = em.rem(em.div(row, max(1, slots // per_row)), min(per_row, slots))
+        slot = em.add(em.mul(row, per_row), em.xor(unit, key))
+        region = region_bytes(self.plan, self.n_per_wave, self.out_elem) * 8 \
+            // ELEM_BITS[self.lds_elem]
+        return em.index(em.add(em.mul(self.wave_id, region), em.mul(slot, self._unit_lds_elems)))
+
+    def write(self, em: Emitter, row: Value, col: Value, value: str) -> None:
+        """Store `value` (vector<unit x C's type>) at staged row `row`, column `col`
+        (a multiple of unit) of the wave's tile."""
+        n = self._unit_lds_elems
+        v = self._cast(em, value, self.out_elem, self.plan.unit, self.lds_elem, n)
+        em.line(f"vector.store {v}, {self.lds}[{self._at(em, row, em.div(col, self.plan.unit))}] "
+                f": {self.lds_type}, {vector_type(n, self.lds_elem)}")
+
+    def read(self, em: Emitter, i: int) -> tuple[Value, Value, str, Value]:
+        """The lane's i-th read of a pass: (staged row, column in the wave's tile, the
+        unit's values, whether the lane has this read: a pass of fewer units than
+        lanes leaves the rest repeating the first ones, their stores dropped)."""
+        units = self.plan.rows * self._units_per_row
+        u = em.add(self.lane, i * self.wave_size)
+        lane_ok = 1
+        if units < self.wave_size:
+            lane_ok = em.lt(self.lane, units)
+            u = em.rem(self.lane, units)
+        row, unit = em.div(u, self._units_per_row), em.rem(u, self._units_per_row)
+        n = self._unit_lds_elems
+        v = em.assign(f"vector.load {self.lds}[{self._at(em, row, unit)}] : {self.lds_type}, "
+                      f"{vector_type(n, self.lds_elem)}")
+        v = self._cast(em, v, self.lds_elem, n, self.out_elem, self.plan.unit)
+        return row, em.mul(unit, self.plan.unit), v, lane_ok
+
+    @staticmethod
+    def _cast(em: Emitter, v: str, src: str, n_src: int, dst: str, n_dst: int) -> str:
+        if src == dst:
+            return v
+        return em.assign(f"vector.bitcast {v} : {vector_type(n_src, src)} to "
+                         f"{vector_type(n_dst, dst)}")
