@@ -4,12 +4,14 @@ After the k-tile loop a lane holds, per MMA tile, one row of C and c_len consecu
 columns (codegen/mma.py), so one store instruction of a wave covers 16 or 32 rows of
 c_len columns each. Staged, each wave writes `rows` rows of its mPerWave x nPerWave
 tile (the plan's c_staging, dialect/c_staging_plan.py) into LDS, then reads them back
-`unit` elements a lane in row order: consecutive lanes hold consecutive pieces of one
-row, so a store instruction covers whole rows of the wave's tile, each contiguous in C.
+`span` elements (128 bits) a lane in row order: consecutive lanes hold consecutive
+pieces of one row, so a store instruction covers whole rows of the wave's tile, each
+contiguous in C, with vectors of up to 128 bits even where the lane's own run is 64
+(MFMA 16x16 with a 16-bit C: c_len 4).
 
 LDS layout of a wave's region: `rows` rows of nPerWave elements (C's type), no
-padding, stored in units of `unit` elements (8 or 16 bytes: one LDS write of the
-lane's run, one read). Unit `u` of row `r` sits at unit position
+padding, written in units of `unit` elements (8 or 16 bytes: the lane's run). Unit
+`u` of row `r` sits at unit position
 
     r * U + (u XOR s(r)),   U = nPerWave / unit,  S = 128 bytes / unit bytes,
     s(r) = (r // max(1, S / U)) % min(U, S)
@@ -22,7 +24,10 @@ ways round:
   S/U rows of each line times U distinct values of s;
 - reads: the group is S consecutive units in row order, aligned to S: within one row
   (U >= S; XOR with s(r) < S permutes an aligned block of S), or S/U whole rows of one
-  line with one s (a permutation of each row's units).
+  line with one s (a permutation of each row's units). A read of two 8-byte units
+  (2v, 2v + 1) finds them in the aligned pair 2 (v XOR s // 2), swapped when s is
+  odd (a select of the swapped halves puts them back); its group of 8 lanes reads 16
+  units in row order, the same aligned block, so 8 distinct pairs.
 Padding cannot do both: with rows narrower than 128 bytes a row stride that spreads
 one column over the banks makes consecutive rows overlap. Counted by the simulator's
 bank model (test/python/test_c_staging.py): zero conflict clocks on every chip.
@@ -77,43 +82,60 @@ class CStaging:
         return self.plan.unit * ELEM_BITS[self.out_elem] // ELEM_BITS[self.lds_elem]
 
     @property
-    def reads_per_pass(self) -> int:
-        units = self.plan.rows * self._units_per_row
-        return -(-units // self.wave_size)
+    def _reads_per_row(self) -> int:
+        return self.n_per_wave // self.plan.span
 
-    def _at(self, em: Emitter, row: Value, unit: Value) -> str:
-        """The LDS index (in the buffer's elements) of unit `unit` of staged row `row`."""
+    @property
+    def reads_per_pass(self) -> int:
+        return -(-self.plan.rows * self._reads_per_row // self.wave_size)
+
+    def _key(self, em: Emitter, row: Value) -> Value:
+        """s(row), the XOR key of a staged row's units (module docstring)."""
         per_row, slots = self._units_per_row, self._slots
-        key = em.rem(em.div(row, max(1, slots // per_row)), min(per_row, slots))
-        slot = em.add(em.mul(row, per_row), em.xor(unit, key))
+        return em.rem(em.div(row, max(1, slots // per_row)), min(per_row, slots))
+
+    def _at(self, em: Emitter, row: Value, slot: Value) -> str:
+        """The LDS index (in the buffer's elements) of unit position `slot` of staged
+        row `row`."""
         region = region_bytes(self.plan, self.n_per_wave, self.out_elem) * 8 \
             // ELEM_BITS[self.lds_elem]
-        return em.index(em.add(em.mul(self.wave_id, region), em.mul(slot, self._unit_lds_elems)))
+        at = em.add(em.mul(row, self._units_per_row), slot)
+        return em.index(em.add(em.mul(self.wave_id, region), em.mul(at, self._unit_lds_elems)))
 
     def write(self, em: Emitter, row: Value, col: Value, value: str) -> None:
         """Store `value` (vector<unit x C's type>) at staged row `row`, column `col`
         (a multiple of unit) of the wave's tile."""
         n = self._unit_lds_elems
         v = self._cast(em, value, self.out_elem, self.plan.unit, self.lds_elem, n)
-        em.line(f"vector.store {v}, {self.lds}[{self._at(em, row, em.div(col, self.plan.unit))}] "
+        slot = em.xor(em.div(col, self.plan.unit), self._key(em, row))
+        em.line(f"vector.store {v}, {self.lds}[{self._at(em, row, slot)}] "
                 f": {self.lds_type}, {vector_type(n, self.lds_elem)}")
 
     def read(self, em: Emitter, i: int) -> tuple[Value, Value, str, Value]:
         """The lane's i-th read of a pass: (staged row, column in the wave's tile, the
-        unit's values, whether the lane has this read: a pass of fewer units than
+        `span` values there, whether the lane has this read: a pass of fewer reads than
         lanes leaves the rest repeating the first ones, their stores dropped)."""
-        units = self.plan.rows * self._units_per_row
+        reads = self.plan.rows * self._reads_per_row
         u = em.add(self.lane, i * self.wave_size)
         lane_ok = 1
-        if units < self.wave_size:
-            lane_ok = em.lt(self.lane, units)
-            u = em.rem(self.lane, units)
-        row, unit = em.div(u, self._units_per_row), em.rem(u, self._units_per_row)
-        n = self._unit_lds_elems
-        v = em.assign(f"vector.load {self.lds}[{self._at(em, row, unit)}] : {self.lds_type}, "
+        if reads < self.wave_size:
+            lane_ok = em.lt(self.lane, reads)
+            u = em.rem(self.lane, reads)
+        row, piece = em.div(u, self._reads_per_row), em.rem(u, self._reads_per_row)
+        key = self._key(em, row)
+        units = self.plan.span // self.plan.unit
+        n = self._unit_lds_elems * units
+        slot = em.mul(em.xor(piece, em.div(key, units)), units)
+        v = em.assign(f"vector.load {self.lds}[{self._at(em, row, slot)}] : {self.lds_type}, "
                       f"{vector_type(n, self.lds_elem)}")
-        v = self._cast(em, v, self.lds_elem, n, self.out_elem, self.plan.unit)
-        return row, em.mul(unit, self.plan.unit), v, lane_ok
+        v = self._cast(em, v, self.lds_elem, n, self.out_elem, self.plan.span)
+        if units == 2:
+            half = self.plan.unit
+            t = vector_type(self.plan.span, self.out_elem)
+            swapped = em.pick(v, self.plan.span, list(range(half, 2 * half)) + list(range(half)),
+                              self.out_elem)
+            v = em.assign(f"arith.select {em.lt(0, em.rem(key, 2))}, {swapped}, {v} : {t}")
+        return row, em.mul(piece, self.plan.span), v, lane_ok
 
     @staticmethod
     def _cast(em: Emitter, v: str, src: str, n_src: int, dst: str, n_dst: int) -> str:

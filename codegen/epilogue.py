@@ -208,7 +208,7 @@ class Epilogue:
         plan's vector width, masked per vector at M and N (a vector starts at a multiple
         of its width, which divides N)."""
         mma, st = self.mma, self.staging
-        unit, vs = st.plan.unit, st.plan.vector
+        unit, span, vs = st.plan.unit, st.plan.span, st.plan.vector
         per_pass = st.plan.rows // mma.m
         for p in range(reps_m // per_pass):
             # The k-tile loop's last fragment reads (or the previous pass's row reads)
@@ -228,12 +228,12 @@ class Epilogue:
                 row_in_pass, col_in_wave, value, lane_ok = st.read(em, i)
                 row, row_ok = self._row(em, m_tile, em.add(em.add(st.row_wave, p * st.plan.rows),
                                                            row_in_pass))
-                for j in range(0, unit, vs):
+                for j in range(0, span, vs):
                     col = em.add(em.add(st.col_wave, col_in_wave), j)
                     col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
                     ok = em.and_(lane_ok, em.and_(row_ok, col_ok))
                     idx = self._row_major_index(em, ok, batch, row, col)
-                    y = em.slice(value, unit, j, vs, self.out_elem)
+                    y = em.slice(value, span, j, vs, self.out_elem)
                     em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
                             f"{vector_type(vs, self.out_elem)} -> {self.c_type}, "
                             f"{self._index_types}")

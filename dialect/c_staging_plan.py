@@ -3,13 +3,14 @@
 With outputSwizzle 1 (rocMLIR's "C through LDS") accel-plan-kernel records, only on
 such gemms,
 
-  c_staging = {buffer = "b", rows = 32, unit = 8, vector = 8}
+  c_staging = {buffer = "b", rows = 32, span = 8, unit = 4, vector = 8}
 
 and the kernel's epilogue (codegen/c_staging.py) passes C through LDS after the k-tile
 loop: each wave writes `rows` rows of its mPerWave x nPerWave tile of C (after the
 epilogue's op list, in C's type) into the LDS buffer of operand `buffer` in pieces of
-`unit` elements, then reads them back as whole contiguous rows, `unit` elements a lane,
-and stores them to C with `vector` elements per store, mPerWave / rows passes in all.
+`unit` elements, then reads them back as whole contiguous rows, `span` elements (one or
+two units) a lane, and stores them to C with `vector` elements per store, mPerWave /
+rows passes in all.
 """
 
 from __future__ import annotations
@@ -20,14 +21,15 @@ from accel.bindings import ir
 from accel.diagnostics import AccelError
 
 BUFFERS = ("a", "b")
-_INT_KEYS = ("rows", "unit", "vector")
+_INT_KEYS = ("rows", "span", "unit", "vector")
 
 
 @dataclass(frozen=True)
 class CStagingPlan:
     buffer: str      # whose LDS buffer (operand "a" or "b") holds the staged rows
     rows: int        # C rows of a wave's tile staged per pass
-    unit: int        # elements per LDS write and read (the unit the rows are swizzled in)
+    unit: int        # elements per LDS write (the unit the rows are swizzled in)
+    span: int        # elements a lane reads back with one LDS read: one unit or two
     vector: int      # elements per global store of C
 
     def write(self, op: ir.Operation) -> None:
@@ -59,6 +61,8 @@ class CStagingPlan:
         buffer = attr["buffer"]
         if not isinstance(buffer, ir.StringAttr) or buffer.value not in BUFFERS:
             raise AccelError(f"'c_staging.buffer' must be one of {', '.join(map(repr, BUFFERS))}")
-        if ints["vector"] > ints["unit"]:
-            raise AccelError("'c_staging.vector' must not exceed 'c_staging.unit'")
+        if ints["span"] not in (ints["unit"], 2 * ints["unit"]):
+            raise AccelError("'c_staging.span' must be one or two units")
+        if ints["vector"] > ints["span"]:
+            raise AccelError("'c_staging.vector' must not exceed 'c_staging.span'")
         return cls(buffer=buffer.value, **ints)

@@ -106,8 +106,9 @@ def c_staging_plan(gemm: GemmOp, plan: KernelPlan) -> CStagingPlan | None:
     """How C passes through LDS (dialect/c_staging_plan.py, codegen/c_staging.py) for
     outputSwizzle 1; None otherwise (0 and 2 store C from the accumulators).
 
-    The unit is the lane's run of c_len columns, at most 128 bits: one LDS write and one
-    read. C's rows are staged in the larger of A's and B's LDS buffers, as many rows of
+    The unit is the lane's run of c_len columns, at most 128 bits: one LDS write. A
+    lane reads back 128 bits of a row (two units where the run is 64 bits: MFMA 16x16
+    with a 16-bit C), stored as C's width allows (N's divisors). C's rows are staged in the larger of A's and B's LDS buffers, as many rows of
     each wave's tile per pass as fit there (each pass costs two barriers); when not even
     one MMA tile's rows fit, the buffer grows, within the chip's LDS."""
     config = gemm.perf_config
@@ -125,6 +126,7 @@ def c_staging_plan(gemm: GemmOp, plan: KernelPlan) -> CStagingPlan | None:
         out = ACCUMULATOR[gemm.in_type] if config.split_k > 1 else gemm.out_type
         bits = 8 * ELEMENT_BYTES[out]
         unit = min(mma.c_len, 128 // bits)
+        span = min(128 // bits, config.n_per_wave, 2 * unit)
         per_row = config.n_per_wave // unit
         if per_row & (per_row - 1):
             raise AccelError(f"{where} needs nPerWave / {unit} to be a power of two "
@@ -145,8 +147,8 @@ def c_staging_plan(gemm: GemmOp, plan: KernelPlan) -> CStagingPlan | None:
         if need > arch.lds_bytes:
             raise AccelError(f"{where} needs {need} bytes of LDS, more than the "
                              f"{arch.lds_bytes} of {arch.name}")
-        return CStagingPlan(buffer="ab"[which], rows=rows, unit=unit,
-                            vector=widest_vector(out, unit, shape.n))
+        return CStagingPlan(buffer="ab"[which], rows=rows, unit=unit, span=span,
+                            vector=widest_vector(out, span, shape.n))
 
 
 def check_buildable(arch: ArchInfo, in_type: str, b_type: str, shape: GemmShape,
