@@ -30,7 +30,8 @@ func.func @mfma16(%a: memref<1x32x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1
 }
 
 // f32 C on gfx1100 crosses into the f16 LDS buffer with vector.bitcast, both ways; a
-// 16x16 wave tile of f32 (1 KB) does not fit A's 512-element tile buffer, which grows.
+// 16x16 wave tile of f32 (1 KB) does not fit A's 320-element (640-byte) tile buffer,
+// which grows to 512 f16.
 // CHECK-LABEL: gpu.func @accel_gemm_g1_m16_n16_k32_f16_f32_gfx1100
 // CHECK-SAME: workgroup(%[[LDS:.*]] : memref<512xf16, #gpu.address_space<workgroup>>,
 // CHECK: vector.bitcast %{{.*}} : vector<4xf32> to vector<8xf16>
