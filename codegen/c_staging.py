@@ -48,9 +48,9 @@ from accel.dialect.c_staging_plan import CStagingPlan
 BANK_LINE_BYTES = 128
 
 
-def region_bytes(plan: CStagingPlan, n_per_wave: int, out_elem: str) -> int:
+def region_bytes(plan: CStagingPlan, out_elem: str) -> int:
     """Bytes of one wave's staging region."""
-    return plan.rows * n_per_wave * ELEM_BITS[out_elem] // 8
+    return plan.rows * plan.columns * ELEM_BITS[out_elem] // 8
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,6 @@ class CStaging:
     lds_elem: str
     out_elem: str        # C's element type
     wave_size: int
-    n_per_wave: int
     wave_id: Value
     lane: Value
     lane_row: Value      # the lane's row of C within an MMA tile (MmaLayout.a_row)
@@ -71,7 +70,7 @@ class CStaging:
 
     @property
     def _units_per_row(self) -> int:
-        return self.n_per_wave // self.plan.unit
+        return self.plan.columns // self.plan.unit
 
     @property
     def _slots(self) -> int:
@@ -83,7 +82,7 @@ class CStaging:
 
     @property
     def _reads_per_row(self) -> int:
-        return self.n_per_wave // self.plan.span
+        return self.plan.columns // self.plan.span
 
     @property
     def reads_per_pass(self) -> int:
@@ -97,14 +96,14 @@ class CStaging:
     def _at(self, em: Emitter, row: Value, slot: Value) -> str:
         """The LDS index (in the buffer's elements) of unit position `slot` of staged
         row `row`."""
-        region = region_bytes(self.plan, self.n_per_wave, self.out_elem) * 8 \
+        region = region_bytes(self.plan, self.out_elem) * 8 \
             // ELEM_BITS[self.lds_elem]
         at = em.add(em.mul(row, self._units_per_row), slot)
         return em.index(em.add(em.mul(self.wave_id, region), em.mul(at, self._unit_lds_elems)))
 
     def write(self, em: Emitter, row: Value, col: Value, value: str) -> None:
         """Store `value` (vector<unit x C's type>) at staged row `row`, column `col`
-        (a multiple of unit) of the wave's tile."""
+        (a multiple of unit) of the staged block."""
         n = self._unit_lds_elems
         v = self._cast(em, value, self.out_elem, self.plan.unit, self.lds_elem, n)
         slot = em.xor(em.div(col, self.plan.unit), self._key(em, row))
@@ -112,7 +111,7 @@ class CStaging:
                 f": {self.lds_type}, {vector_type(n, self.lds_elem)}")
 
     def read(self, em: Emitter, i: int) -> tuple[Value, Value, str, Value]:
-        """The lane's i-th read of a pass: (staged row, column in the wave's tile, the
+        """The lane's i-th read of a pass: (staged row, column in the block, the
         `span` values there, whether the lane has this read: a pass of fewer reads than
         lanes leaves the rest repeating the first ones, their stores dropped)."""
         reads = self.plan.rows * self._reads_per_row

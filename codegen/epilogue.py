@@ -203,40 +203,49 @@ class Epilogue:
     def _emit_staged(self, em: Emitter, accs: list[str], reps_m: int, reps_n: int,
                      batch: str, m_tile: Value, row_in_tile: Value, col_lane: Value,
                      hoisted: dict) -> None:
-        """C through LDS (codegen/c_staging.py): per pass, the wave's `rows` rows are
-        written to LDS a unit at a time, then read back as whole rows and stored with the
+        """C through LDS (codegen/c_staging.py): per pass, a block of the wave's tile is
+        written to LDS a unit at a time, then read back row by row and stored with the
         plan's vector width, masked per vector at M and N (a vector starts at a multiple
         of its width, which divides N)."""
         mma, st = self.mma, self.staging
         unit, span, vs = st.plan.unit, st.plan.span, st.plan.vector
-        per_pass = st.plan.rows // mma.m
-        for p in range(reps_m // per_pass):
-            # The k-tile loop's last fragment reads (or the previous pass's row reads)
-            # of this buffer are done before it is overwritten.
-            em.line("amdgpu.lds_barrier")
-            for r in range(p * per_pass, (p + 1) * per_pass):
-                row = em.add(st.lane_row, (r - p * per_pass) * mma.m)
-                for c in range(reps_n):
-                    for j in range(0, mma.c_len, unit):
-                        pieces = [self._value(em, accs, r, c, jj, reps_n, batch, m_tile,
-                                              row_in_tile, col_lane, hoisted)[0]
-                                  for jj in range(j, j + unit, self.width)]
-                        st.write(em, row, em.add(st.lane_col, c * mma.n + j),
-                                 _join(em, pieces, self.width, self.out_elem))
-            em.line("amdgpu.lds_barrier")
-            for i in range(st.reads_per_pass):
-                row_in_pass, col_in_wave, value, lane_ok = st.read(em, i)
-                row, row_ok = self._row(em, m_tile, em.add(em.add(st.row_wave, p * st.plan.rows),
-                                                           row_in_pass))
-                for j in range(0, span, vs):
-                    col = em.add(em.add(st.col_wave, col_in_wave), j)
-                    col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
-                    ok = em.and_(lane_ok, em.and_(row_ok, col_ok))
-                    idx = self._row_major_index(em, ok, batch, row, col)
-                    y = em.slice(value, span, j, vs, self.out_elem)
-                    em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
-                            f"{vector_type(vs, self.out_elem)} -> {self.c_type}, "
-                            f"{self._index_types}")
+        tiles_m, tiles_n = st.plan.rows // mma.m, st.plan.columns // mma.n
+        for p in range(reps_m // tiles_m):
+            for q in range(reps_n // tiles_n):
+                # The k-tile loop's last fragment reads (or the previous pass's row
+                # reads) of this buffer are done before it is overwritten.
+                em.line("amdgpu.lds_barrier")
+                for r in range(p * tiles_m, (p + 1) * tiles_m):
+                    row = em.add(st.lane_row, (r - p * tiles_m) * mma.m)
+                    for c in range(q * tiles_n, (q + 1) * tiles_n):
+                        for j in range(0, mma.c_len, unit):
+                            pieces = [self._value(em, accs, r, c, jj, reps_n, batch, m_tile,
+                                                  row_in_tile, col_lane, hoisted)[0]
+                                      for jj in range(j, j + unit, self.width)]
+                            st.write(em, row,
+                                     em.add(st.lane_col, (c - q * tiles_n) * mma.n + j),
+                                     _join(em, pieces, self.width, self.out_elem))
+                em.line("amdgpu.lds_barrier")
+                self._store_block(em, batch, m_tile, p * st.plan.rows, q * st.plan.columns)
+
+    def _store_block(self, em: Emitter, batch: str, m_tile: Value, row0: int,
+                     col0: int) -> None:
+        """The staged block at (row0, col0) of the wave's tile, read back and stored."""
+        st = self.staging
+        span, vs = st.plan.span, st.plan.vector
+        for i in range(st.reads_per_pass):
+            row_in_pass, col_in_block, value, lane_ok = st.read(em, i)
+            row, row_ok = self._row(em, m_tile, em.add(em.add(st.row_wave, row0),
+                                                       row_in_pass))
+            for j in range(0, span, vs):
+                col = em.add(em.add(st.col_wave, col0 + j), col_in_block)
+                col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
+                ok = em.and_(lane_ok, em.and_(row_ok, col_ok))
+                idx = self._row_major_index(em, ok, batch, row, col)
+                y = em.slice(value, span, j, vs, self.out_elem)
+                em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
+                        f"{vector_type(vs, self.out_elem)} -> {self.c_type}, "
+                        f"{self._index_types}")
 
     def _store_past_grid(self, em: Emitter, reps_m: int, reps_n: int, batch: str,
                          m_tile: Value, row_in_tile: Value, col_lane: Value,

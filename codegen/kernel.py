@@ -108,8 +108,7 @@ class GemmKernel:
         elems = [self.buffers * op.lds_elems for op in (self.a, self.b)]
         if self.c_staging is not None:
             i = "ab".index(self.c_staging.buffer)
-            staged = self.config.num_waves * region_bytes(self.c_staging, self.config.n_per_wave,
-                                                          self.out_type)
+            staged = self.config.num_waves * region_bytes(self.c_staging, self.out_type)
             elems[i] = max(elems[i], staged * 8 // ELEM_BITS[self.in_type])
         return tuple(elems)
 
@@ -198,7 +197,7 @@ class GemmKernel:
                                 else ("%lds_b", lds_b_t, self.b.elem))
             epilogue = replace(epilogue, staging=CStaging(
                 plan=self.c_staging, lds=lds, lds_type=lds_t, lds_elem=elem,
-                out_elem=self.out_type, wave_size=wave, n_per_wave=cfg.n_per_wave,
+                out_elem=self.out_type, wave_size=wave,
                 wave_id=wave_id, lane=lane, lane_row=mma.a_row(em, lane),
                 lane_col=mma.c_col_base(em, lane), row_wave=em.mul(wave_m, cfg.m_per_wave),
                 col_wave=col_wave))

@@ -3,14 +3,14 @@
 With outputSwizzle 1 (rocMLIR's "C through LDS") accel-plan-kernel records, only on
 such gemms,
 
-  c_staging = {buffer = "b", rows = 32, span = 8, unit = 4, vector = 8}
+  c_staging = {buffer = "b", columns = 64, rows = 32, span = 8, unit = 4, vector = 8}
 
 and the kernel's epilogue (codegen/c_staging.py) passes C through LDS after the k-tile
-loop: each wave writes `rows` rows of its mPerWave x nPerWave tile of C (after the
-epilogue's op list, in C's type) into the LDS buffer of operand `buffer` in pieces of
-`unit` elements, then reads them back as whole contiguous rows, `span` elements (one or
-two units) a lane, and stores them to C with `vector` elements per store, mPerWave /
-rows passes in all.
+loop: each wave writes a block of `rows` rows x `columns` columns of its mPerWave x
+nPerWave tile of C (after the epilogue's op list, in C's type) into the LDS buffer of
+operand `buffer` in pieces of `unit` elements, then reads it back row by row, `span`
+elements (one or two units) a lane, and stores it to C with `vector` elements per
+store; (mPerWave / rows) x (nPerWave / columns) passes in all.
 """
 
 from __future__ import annotations
@@ -21,13 +21,14 @@ from accel.bindings import ir
 from accel.diagnostics import AccelError
 
 BUFFERS = ("a", "b")
-_INT_KEYS = ("rows", "span", "unit", "vector")
+_INT_KEYS = ("columns", "rows", "span", "unit", "vector")
 
 
 @dataclass(frozen=True)
 class CStagingPlan:
     buffer: str      # whose LDS buffer (operand "a" or "b") holds the staged rows
     rows: int        # C rows of a wave's tile staged per pass
+    columns: int     # C columns of a wave's tile staged per pass (nPerWave: whole rows)
     unit: int        # elements per LDS write (the unit the rows are swizzled in)
     span: int        # elements a lane reads back with one LDS read: one unit or two
     vector: int      # elements per global store of C
@@ -54,9 +55,12 @@ class CStagingPlan:
         ints = {}
         for k in _INT_KEYS:
             a = attr[k]
-            if not isinstance(a, ir.IntegerAttr) or isinstance(a, ir.BoolAttr) or a.value < 1 \
-                    or a.value & (a.value - 1):
-                raise AccelError(f"'c_staging.{k}' must be a positive power of two")
+            if not isinstance(a, ir.IntegerAttr) or isinstance(a, ir.BoolAttr) or a.value < 1:
+                raise AccelError(f"'c_staging.{k}' must be a positive integer")
+            # Rows are whole MMA tiles; the rest must be powers of two (the swizzle's
+            # units per row, vector widths).
+            if k != "rows" and a.value & (a.value - 1):
+                raise AccelError(f"'c_staging.{k}' must be a power of two, got {a.value}")
             ints[k] = a.value
         buffer = attr["buffer"]
         if not isinstance(buffer, ir.StringAttr) or buffer.value not in BUFFERS:
@@ -65,4 +69,6 @@ class CStagingPlan:
             raise AccelError("'c_staging.span' must be one or two units")
         if ints["vector"] > ints["span"]:
             raise AccelError("'c_staging.vector' must not exceed 'c_staging.span'")
+        if ints["span"] > ints["columns"]:
+            raise AccelError("'c_staging.span' must not exceed 'c_staging.columns'")
         return cls(buffer=buffer.value, **ints)

@@ -108,9 +108,11 @@ def c_staging_plan(gemm: GemmOp, plan: KernelPlan) -> CStagingPlan | None:
 
     The unit is the lane's run of c_len columns, at most 128 bits: one LDS write. A
     lane reads back 128 bits of a row (two units where the run is 64 bits: MFMA 16x16
-    with a 16-bit C), stored as C's width allows (N's divisors). C's rows are staged in the larger of A's and B's LDS buffers, as many rows of
-    each wave's tile per pass as fit there (each pass costs two barriers); when not even
-    one MMA tile's rows fit, the buffer grows, within the chip's LDS."""
+    with a 16-bit C), stored as C's width allows (N's divisors). C is staged in the
+    larger of A's and B's LDS buffers, in blocks of whole MMA tiles of each wave's tile:
+    the largest block that fits there (each pass costs two barriers), whole rows
+    before more rows; when not even one MMA tile fits, the buffer grows, within the
+    chip's LDS."""
     config = gemm.perf_config
     if config.output_swizzle != 1:
         return None
@@ -126,28 +128,33 @@ def c_staging_plan(gemm: GemmOp, plan: KernelPlan) -> CStagingPlan | None:
         out = ACCUMULATOR[gemm.in_type] if config.split_k > 1 else gemm.out_type
         bits = 8 * ELEMENT_BYTES[out]
         unit = min(mma.c_len, 128 // bits)
-        span = min(128 // bits, config.n_per_wave, 2 * unit)
-        per_row = config.n_per_wave // unit
-        if per_row & (per_row - 1):
-            raise AccelError(f"{where} needs nPerWave / {unit} to be a power of two "
-                             f"(its LDS swizzle), got nPerWave {config.n_per_wave}")
+        span = min(128 // bits, mma.n, 2 * unit)
         in_bytes = ELEMENT_BYTES[gemm.in_type]
         buffers = [plan.lds_buffers * config.kpack_per_block * (d + op.slab_pad) * config.kpack
                    * in_bytes for d, op in ((config.m_per_block, plan.a),
                                             (config.n_per_block, plan.b))]
         which = 0 if buffers[0] >= buffers[1] else 1
 
-        def staged(rows: int) -> int:
-            return config.num_waves * rows * config.n_per_wave * bits // 8
+        def staged(block: tuple[int, int]) -> int:
+            return config.num_waves * block[0] * block[1] * bits // 8
 
-        tiles = config.m_per_wave // mma.m
-        rows = max((mma.m * d for d in range(1, tiles + 1) if tiles % d == 0
-                    and staged(mma.m * d) <= buffers[which]), default=mma.m)
-        need = max(staged(rows), buffers[which]) + buffers[1 - which]
+        def divisors(tiles: int) -> list[int]:
+            return [d for d in range(1, tiles + 1) if tiles % d == 0]
+
+        # The LDS swizzle needs a power of two of units per staged row (one MMA tile's
+        # 16 or 32 columns are 2-8 units).
+        blocks = [(mma.m * dm, mma.n * dn) for dm in divisors(config.m_per_wave // mma.m)
+                  for dn in divisors(config.n_per_wave // mma.n)
+                  if not (mma.n * dn // unit) & (mma.n * dn // unit - 1)]
+        fitting = [b for b in blocks if staged(b) <= buffers[which]]
+        rows, columns = (max(fitting, key=lambda b: (b[0] * b[1], b[1])) if fitting
+                         else min(blocks, key=lambda b: (b[0] * b[1], -b[1])))
+        need = max(staged((rows, columns)), buffers[which]) + buffers[1 - which]
         if need > arch.lds_bytes:
             raise AccelError(f"{where} needs {need} bytes of LDS, more than the "
                              f"{arch.lds_bytes} of {arch.name}")
-        return CStagingPlan(buffer="ab"[which], rows=rows, unit=unit, span=span,
+        return CStagingPlan(buffer="ab"[which], rows=rows, columns=columns, unit=unit,
+                            span=span,
                             vector=widest_vector(out, span, shape.n))
 
 

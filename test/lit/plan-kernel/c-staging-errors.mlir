@@ -9,19 +9,10 @@ func.func @accel_c(%a: memref<2x37x200xf16>, %b: memref<2x200x18xf16>, %c: memre
 
 // -----
 
-// The swizzle works on whole powers of two of units per staged row.
-// CHECK: c-staging-errors.mlir:15:3: error: perf config v4:48,48,4,48,48,16,8,1,1,1,0,0,1,1: outputSwizzle 1 (C through LDS) needs nPerWave / 4 to be a power of two (its LDS swizzle), got nPerWave 48
-func.func @npw(%a: memref<1x96x64xf16>, %b: memref<1x64x96xf16>, %c: memref<1x96x96xf32>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:48,48,4,48,48,16,8,1,1,1,0,0,1,1"} : (memref<1x96x64xf16>, memref<1x64x96xf16>, memref<1x96x96xf32>) -> ()
-  return
-}
-
-// -----
-
-// One MMA tile's rows of every wave (4 waves x 32 rows x 256 columns of f32) exceed
-// gfx942's LDS.
-// CHECK: c-staging-errors.mlir:25:3: error: perf config v4:256,256,4,64,256,32,8,1,1,1,0,0,1,1: outputSwizzle 1 (C through LDS) needs 147584 bytes of LDS, more than the 65536 of gfx942
+// One 32 x 32 MMA tile of f32 from each of 16 waves (64 KB) next to the 4 KB tile
+// buffers exceeds gfx942's LDS.
+// CHECK: c-staging-errors.mlir:16:3: error: perf config v4:256,256,2,64,64,32,4,1,1,1,0,0,1,1: outputSwizzle 1 (C through LDS) needs 69632 bytes of LDS, more than the 65536 of gfx942
 func.func @lds(%a: memref<1x256x64xf16>, %b: memref<1x64x256xf16>, %c: memref<1x256x256xf32>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,4,64,256,32,8,1,1,1,0,0,1,1"} : (memref<1x256x64xf16>, memref<1x64x256xf16>, memref<1x256x256xf32>) -> ()
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,2,64,64,32,4,1,1,1,0,0,1,1"} : (memref<1x256x64xf16>, memref<1x64x256xf16>, memref<1x256x256xf32>) -> ()
   return
 }
