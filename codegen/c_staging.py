@@ -2,18 +2,18 @@
 
 After the k-tile loop a lane holds, per MMA tile, one row of C and c_len consecutive
 columns (codegen/mma.py), so one store instruction of a wave covers 16 or 32 rows of
-c_len columns each. Staged, each wave writes `rows` rows of its mPerWave x nPerWave
-tile (the plan's c_staging, dialect/c_staging_plan.py) into LDS, then reads them back
-`span` elements (128 bits) a lane in row order: consecutive lanes hold consecutive
-pieces of one row, so a store instruction covers whole rows of the wave's tile, each
-contiguous in C, with vectors of up to 128 bits even where the lane's own run is 64
-(MFMA 16x16 with a 16-bit C: c_len 4).
+c_len columns each. Staged, each wave writes a block of `rows` x `columns` of its
+mPerWave x nPerWave tile (the plan's c_staging, dialect/c_staging_plan.py: whole rows
+when they fit) into LDS, then reads it back `span` elements (128 bits) a lane in row
+order: consecutive lanes hold consecutive pieces of one row, so a store instruction
+covers rows of `columns` contiguous elements of C, with vectors of up to 128 bits even
+where the lane's own run is 64 (MFMA 16x16 with a 16-bit C: c_len 4).
 
-LDS layout of a wave's region: `rows` rows of nPerWave elements (C's type), no
+LDS layout of a wave's region: `rows` rows of `columns` elements (C's type), no
 padding, written in units of `unit` elements (8 or 16 bytes: the lane's run). Unit
 `u` of row `r` sits at unit position
 
-    r * U + (u XOR s(r)),   U = nPerWave / unit,  S = 128 bytes / unit bytes,
+    r * U + (u XOR s(r)),   U = columns / unit,  S = 128 bytes / unit bytes,
     s(r) = (r // max(1, S / U)) % min(U, S)
 
 so that one LDS clock's group of S lanes (32 banks of 4 bytes: 8 lanes of 128 bits,

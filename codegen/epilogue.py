@@ -8,6 +8,9 @@ row-major C, kpack for C in the accel layout. A vector
 then starts at a multiple of its width, so it is wholly inside that run or wholly past
 it, one predicate per vector (the rule of the loads in codegen/global_copy.py).
 
+With outputSwizzle 1 (the plan's c_staging) the values, computed as above, go through
+LDS instead and are stored as rows (codegen/c_staging.py), masked the same way.
+
 Row-major C: a row past M or a column past N is a valid address elsewhere in C (the
 next row, the next batch), so an invalid store is redirected by replacing the batch
 index with G: the byte offset lands at or past the end of C and the buffer bound drops

@@ -17,6 +17,7 @@ from accel.check import check_gemm
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError
 
+from test_codegen import check, wave_config
 from test_split_k import assert_close, run as run_split
 
 # (arch, in type, out type, perf config with outputSwizzle {}): every chip, both gfx942
@@ -74,6 +75,16 @@ def test_staged_c_after_the_fused_epilogue(arch, epilogue, batched):
     r = check_gemm(arch, g=2, m=45, n=36, k=40, out_type="f16", perf_config=cfg,
                    epilogue=epilogue, batched_bias=batched, seed=2)
     assert r.comparison.ok, r.comparison.describe(r.got, r.ref)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx1201"])
+@pytest.mark.parametrize("in_t,out_t", [("f16", "f16"), ("i8", "i32")])
+def test_staged_c_with_accumulate(arch, in_t, out_t):
+    """C += A*B + bias: C_old is read where the accumulators sit, the sum staged."""
+    kpack = 8 if in_t != "i8" else 16
+    cfg = wave_config(arch, in_t, 32, 64, 4 if in_t != "i8" else 2, kpack)
+    check(arch, in_t, out_t, 2, 40, 50, 64, cfg=cfg.replace(output_swizzle=1),
+          accumulate=True, epilogue="bias")
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx1201"])
