@@ -42,7 +42,10 @@ from dataclasses import dataclass
 
 from accel.codegen.builder import Emitter, Value
 from accel.codegen.global_copy import ELEM_BITS, vector_type
+from accel.codegen.mma import MmaLayout
+from accel.diagnostics import AccelError
 from accel.dialect.c_staging_plan import CStagingPlan
+from accel.dialect.perf_config import PerfConfig
 
 # Bytes one LDS clock serves: 32 banks of 4 bytes (sim/arch.py, on all three chips).
 BANK_LINE_BYTES = 128
@@ -51,6 +54,30 @@ BANK_LINE_BYTES = 128
 def region_bytes(plan: CStagingPlan, out_elem: str) -> int:
     """Bytes of one wave's staging region."""
     return plan.rows * plan.columns * ELEM_BITS[out_elem] // 8
+
+
+def check_plan(plan: CStagingPlan, mma: MmaLayout, config: PerfConfig, out_elem: str,
+               n: int, c_layout: str) -> None:
+    """AccelError unless the recorded plan is one this kernel can follow: blocks of whole
+    MMA tiles of the wave's tile, units of the lane's run, vectors that divide N."""
+    bits = ELEM_BITS[out_elem]
+    problems = [why for bad, why in (
+        (c_layout != "row", "C is not row-major"),
+        (plan.rows % mma.m or config.m_per_wave % plan.rows,
+         f"rows {plan.rows} are not whole {mma.m}-row MMA tiles of mPerWave"),
+        (plan.columns % mma.n or config.n_per_wave % plan.columns,
+         f"columns {plan.columns} are not whole {mma.n}-column MMA tiles of nPerWave"),
+        (mma.c_len % plan.unit or plan.unit * bits > 128,
+         f"unit {plan.unit} does not divide the lane's {mma.c_len} columns in 128 bits"),
+        (plan.span * bits > 128 or plan.span > plan.columns, f"span {plan.span} is too wide"),
+        (plan.columns // plan.unit & (plan.columns // plan.unit - 1),
+         "a staged row is not a power of two of units"),
+        (n % plan.vector or plan.span % plan.vector, f"vector {plan.vector} does not divide "
+                                                     f"N {n} and the span"))
+        if bad]
+    if problems:
+        raise AccelError(f"kernel plan: c_staging cannot be followed: {problems[0]}; "
+                         f"rerun accel-plan-kernel")
 
 
 @dataclass(frozen=True)

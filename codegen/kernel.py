@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from accel.codegen.builder import Emitter, kernel_module_text
-from accel.codegen.c_staging import CStaging, region_bytes
+from accel.codegen.c_staging import CStaging, check_plan, region_bytes
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
@@ -252,6 +252,8 @@ def _build(gemm: GemmOp) -> GemmKernel:
     for op in (kernel.a, kernel.b):
         op.check_plan()
     kernel = split_k_kernels(kernel, SplitKPlan.read(gemm.op))
+    if kernel.c_staging is not None:
+        check_plan(kernel.c_staging, mma, config, kernel.out_type, shape.n, kernel.c_layout)
     if kernel.lds_bytes > arch.lds_bytes:
         raise AccelError(f"kernel plan needs {kernel.lds_bytes} bytes of LDS, more than the "
                          f"{arch.lds_bytes} of {arch.name}")
