@@ -98,6 +98,15 @@ def test_split_k_partials_are_staged(arch):
     assert len(launches) == 2 and kernel.c_staging is not None
 
 
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx1201"])
+def test_staged_c_in_the_grouped_grid_order(arch):
+    """gridGroupSize 3 moves the workgroup's tile (codegen/grid_order.py); the staged
+    rows follow it."""
+    r = check_gemm(arch, m=150, n=97, k=48, out_type="f32", seed=4,
+                   perf_config="v4:32,32,4,16,16,16,8,1,1,1,0,3,1,1")
+    assert r.comparison.ok, r.comparison.describe(r.got, r.ref)
+
+
 def stores(asm: str) -> dict[str, int]:
     """Global store instructions of an assembly listing, by mnemonic."""
     found: dict[str, int] = {}
