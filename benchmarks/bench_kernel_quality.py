@@ -1,7 +1,7 @@
 """Kernel quality per arch and tile: what the ISA and the simulator's LDS model show.
 
     python benchmarks/bench_kernel_quality.py [--arch gfx942] [--no-sim] [--show-asm N]
-        [--only cases|shapes] [--schedule-version 1|2] [--without-wmma-banks]
+        [--only cases|shapes|c-staging] [--schedule-version 1|2] [--without-wmma-banks]
 
 First the main loop (the innermost loop holding MMAs) of the six GEMMs of issue 12
 with the selector's tile, per chip: MMA work share = MMA work / (MMA work + other
@@ -23,6 +23,11 @@ problem (M = mPerBlock, N = nPerBlock, K = 2 k-tiles) and prints the extra LDS c
 the simulator's bank model (sim/lds.py) counts for LDS reads and for LDS writes of
 one workgroup. Widths like `64x2` are two-address ds_read2/ds_write2 forms; "k-tile
 loop" counts the instructions of the outermost loop by kind.
+
+Last, C through LDS (outputSwizzle 1, codegen/c_staging.py) against C from the
+accumulators (0) for each case: C store instructions and bytes per store, the LDS
+accesses and barriers the staging adds, VGPRs, the best of 3 compile CPU times, and the
+bank-conflict clocks the staging adds in the simulator.
 """
 
 from __future__ import annotations
@@ -363,13 +368,52 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
                   f"min/median on the large shapes {cover_text}")
 
 
+def c_staging(arch_filter: str | None, sim: bool) -> None:
+    """outputSwizzle 1 against 0 on each case's tile and SHAPE (f16 -> f16 cases)."""
+    print("C through LDS (outputSwizzle 1) vs from the accumulators (0), "
+          f"{SHAPE['m']}x{SHAPE['n']}x{SHAPE['k']}:")
+    cases = [(arch, t, t, config, la, lb) for arch, t, config, la, lb in CASES] + list(FP8_CASES)
+    for i, (arch, t, bt, config, la, lb) in enumerate(cases):
+        if arch_filter and arch != arch_filter:
+            continue
+        cfg = PerfConfig.parse(config, get_arch(arch).mma_kind)
+        row = []
+        for swizzle in (0, 1):
+            text = str(cfg.replace(output_swizzle=swizzle))
+            kw = dict(in_type=t, b_type=bt, perf_config=text, trans_a=la == "transposed",
+                      trans_b=lb == "transposed", a_layout="accel" if la == "accel" else "row",
+                      b_layout="accel" if lb == "accel" else "row")
+            try:
+                cpu = []
+                for _ in range(3):
+                    start = time.process_time()
+                    r = compile_gemm(arch, **SHAPE, **kw)
+                    cpu.append(time.process_time() - start)
+            except AccelError as e:
+                row.append(f"refused: {e.message}")
+                continue
+            s = isa_stats(r.kernels[0].assembly)
+            c = s["counts"]
+            stores = sum(c["gstore"].values())
+            bits = sum(int(w) * n for w, n in c["gstore"].items())
+            conflicts = ""
+            if sim:
+                conflicts = " conflict clocks rd+wr=%d" % sum(bank_conflicts(arch, t, text, la, lb, bt))
+            row.append(f"stores {stores} x {bits / stores / 8:g} B, LDS rd "
+                       f"{sum(c['lds_rd'].values())} wr {sum(c['lds_wr'].values())}, barriers "
+                       f"{s['barrier']}, vgpr {s['vgprs']}, "
+                       f"lds {r.kernels[0].metadata['lds_bytes']} B, cpu {min(cpu) * 1e3:.0f} ms"
+                       + conflicts)
+        print(f"  [{i}] {arch} {t} {config}\n      0: {row[0]}\n      1: {row[1]}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--arch", help="only this arch")
     p.add_argument("--no-sim", action="store_true", help="skip the bank-conflict simulation")
     p.add_argument("--show-asm", type=int, metavar="N", help="print the assembly of case N")
-    p.add_argument("--only", choices=("cases", "shapes"), help="only the ladder cases or "
-                   "only the six shapes")
+    p.add_argument("--only", choices=("cases", "shapes", "c-staging"), help="only the ladder "
+                   "cases, only the six shapes or only C through LDS")
     p.add_argument("--schedule-version", type=int, choices=(1, 2),
                    help="the six shapes with this scheduleVersion instead of the selector's")
     p.add_argument("--without-wmma-banks", action="store_true",
@@ -377,6 +421,9 @@ def main() -> None:
     args = p.parse_args()
     wmma_banks.ENABLED = not args.without_wmma_banks
     compile_gemm("gfx942", m=64, n=64, k=64)  # warm-up
+    if args.only == "c-staging":
+        c_staging(args.arch, not args.no_sim)
+        return
     if args.only != "cases":
         six_shapes(args.arch, not args.no_sim, args.schedule_version)
     if args.only == "shapes":
@@ -414,6 +461,8 @@ def main() -> None:
             print(f"    sim bank-conflict clocks per workgroup: read={rd} write={wr}")
         if args.show_asm == i:
             print(k.assembly)
+    if args.only is None:
+        c_staging(args.arch, not args.no_sim)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ row-major C, kpack for C in the accel layout. A vector
 then starts at a multiple of its width, so it is wholly inside that run or wholly past
 it, one predicate per vector (the rule of the loads in codegen/global_copy.py).
 
+With outputSwizzle 1 (the plan's c_staging) the values, computed as above, go through
+LDS instead and are stored as rows (codegen/c_staging.py), masked the same way.
+
 Row-major C: a row past M or a column past N is a valid address elsewhere in C (the
 next row, the next batch), so an invalid store is redirected by replacing the batch
 index with G: the byte offset lands at or past the end of C and the buffer bound drops
@@ -54,6 +57,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel.codegen.builder import Emitter, Value
+from accel.codegen.c_staging import CStaging
 from accel.codegen.global_copy import vector_type
 from accel.codegen.mma import MmaLayout
 from accel.codegen.workgroup_tile import RowWindow
@@ -100,6 +104,7 @@ class Epilogue:
     program: Program = Program(())
     extras: tuple[Extra, ...] = ()
     rows: RowWindow | None = None   # C's rows of a grouped GEMM's group (a [1, L, N] C)
+    staging: CStaging | None = None  # C through LDS (the plan's c_staging)
 
     @property
     def accel(self) -> bool:
@@ -114,7 +119,7 @@ class Epilogue:
     def emit(self, em: Emitter, accs: list[str], reps_m: int, reps_n: int, batch: str,
              m_tile: Value, row_in_tile: Value, col_lane: Value) -> None:
         """Store accs[r * reps_n + c]: row row_in_tile + r*m of M tile m_tile, columns
-        from col_lane + c*n."""
+        from col_lane + c*n; through LDS when the plan stages C (codegen/c_staging.py)."""
         mma, w = self.mma, self.width
         grid_n = -(-self.n // self.n_per_block) * self.n_per_block
         hoisted = {}
@@ -126,50 +131,124 @@ class Epilogue:
                     if "m" not in x.kind:
                         hoisted[c, j, i] = self._load_extra(em, x, batch, None, 1, col,
                                                             col_ok, w)
-        # C's batch index and the index a dropped store is sent to (extra operands keep
-        # `batch`: a grouped GEMM's group).
-        c_batch, c_count = (0, 1) if self.rows is not None else (batch, self.g)
+        if self.staging is not None:
+            self._emit_staged(em, accs, reps_m, reps_n, batch, m_tile, row_in_tile, col_lane,
+                              hoisted)
+            return
         for r in range(reps_m):
-            row_local = em.add(row_in_tile, r * mma.m)
-            row = em.add(em.mul(m_tile, self.m_per_block), row_local)
-            row_ok = em.lt(row, self.m) if self.m % self.m_per_block else 1
-            if self.rows is not None:
-                row = em.add(self.rows.base, row)
-                row_ok = em.lt(row, self.rows.bound)
             for c in range(reps_n):
                 for j in range(0, mma.c_len, w):
-                    col = em.add(col_lane, c * mma.n + j)
-                    col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
-                    if self.accel:
-                        ok = em.lt(col, self.c_padded_n) if grid_n > self.c_padded_n else 1
-                        idx = self._accel_index(em, em.select(ok, batch, self.g), m_tile,
-                                                row_local, col)
-                    else:
-                        idx = (em.select(em.and_(row_ok, col_ok), c_batch, c_count), row, col)
-                    idx = ", ".join(em.v(x) for x in idx)
-                    i32s = ", ".join(["i32"] * (6 if self.accel else 3))
-                    x = em.slice(accs[r * reps_n + c], mma.c_len, j, w, self.acc_elem)
-                    out_t = vector_type(w, self.out_elem)
-                    if self.accumulate:
-                        old = em.assign(f"amdgpu.raw_buffer_load {self.c}[{idx}] : "
-                                        f"{self.c_type}, {i32s} -> {out_t}")
-                        x = self._op(em, "add", w, x, self._widen(em, old, self.out_elem, w))
-                    extras = [hoisted[c, j, i] if (c, j, i) in hoisted else
-                              self._load_extra(em, e, batch, row, row_ok, col, col_ok, w)
-                              for i, e in enumerate(self.extras)]
-                    x = self._run_program(em, x, extras, w)
-                    if self.accel and self.program.steps:
-                        inside = em.and_(row_ok, col_ok)
-                        if inside != 1:
-                            # Keep an accel-layout C's padding zero (module docstring).
-                            x = em.assign(f"arith.select {inside}, {x}, {self._const(em, 0, w)} "
-                                          f": {vector_type(w, self.acc_elem)}")
-                    y = self._narrow(em, x, w)
+                    y, idx = self._value(em, accs, r, c, j, reps_n, batch, m_tile, row_in_tile,
+                                         col_lane, hoisted)
                     em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
-                            f"{out_t} -> {self.c_type}, {i32s}")
+                            f"{vector_type(w, self.out_elem)} -> {self.c_type}, "
+                            f"{self._index_types}")
         if self.accel and grid_n < self.c_padded_n:
             self._store_past_grid(em, reps_m, reps_n, batch, m_tile, row_in_tile, col_lane,
                                   grid_n)
+
+    @property
+    def _index_types(self) -> str:
+        return ", ".join(["i32"] * (6 if self.accel else 3))
+
+    def _row(self, em: Emitter, m_tile: Value, row_local: Value) -> tuple[Value, Value]:
+        """C's row of `row_local` in M tile `m_tile` (a grouped GEMM's: in its window)
+        and whether it is inside M."""
+        row = em.add(em.mul(m_tile, self.m_per_block), row_local)
+        row_ok = em.lt(row, self.m) if self.m % self.m_per_block else 1
+        if self.rows is not None:
+            row = em.add(self.rows.base, row)
+            row_ok = em.lt(row, self.rows.bound)
+        return row, row_ok
+
+    def _row_major_index(self, em: Emitter, ok: Value, batch: Value, row: Value,
+                         col: Value) -> str:
+        """A row-major C's index of (batch, row, col), sent past C's end when not ok
+        (module docstring); C's batch is 0 of a grouped GEMM's [1, L, N] C."""
+        c_batch, c_count = (0, 1) if self.rows is not None else (batch, self.g)
+        return ", ".join(em.v(x) for x in (em.select(ok, c_batch, c_count), row, col))
+
+    def _value(self, em: Emitter, accs: list[str], r: int, c: int, j: int, reps_n: int,
+               batch: str, m_tile: Value, row_in_tile: Value, col_lane: Value,
+               hoisted: dict) -> tuple[str, str]:
+        """C's `width` values from element j of accumulator (r, c), in C's type, and the
+        index they are stored at."""
+        mma, w = self.mma, self.width
+        grid_n = -(-self.n // self.n_per_block) * self.n_per_block
+        row_local = em.add(row_in_tile, r * mma.m)
+        row, row_ok = self._row(em, m_tile, row_local)
+        col = em.add(col_lane, c * mma.n + j)
+        col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
+        if self.accel:
+            ok = em.lt(col, self.c_padded_n) if grid_n > self.c_padded_n else 1
+            idx = ", ".join(em.v(x) for x in self._accel_index(
+                em, em.select(ok, batch, self.g), m_tile, row_local, col))
+        else:
+            idx = self._row_major_index(em, em.and_(row_ok, col_ok), batch, row, col)
+        x = em.slice(accs[r * reps_n + c], mma.c_len, j, w, self.acc_elem)
+        out_t = vector_type(w, self.out_elem)
+        if self.accumulate:
+            old = em.assign(f"amdgpu.raw_buffer_load {self.c}[{idx}] : "
+                            f"{self.c_type}, {self._index_types} -> {out_t}")
+            x = self._op(em, "add", w, x, self._widen(em, old, self.out_elem, w))
+        extras = [hoisted[c, j, i] if (c, j, i) in hoisted else
+                  self._load_extra(em, e, batch, row, row_ok, col, col_ok, w)
+                  for i, e in enumerate(self.extras)]
+        x = self._run_program(em, x, extras, w)
+        if self.accel and self.program.steps:
+            inside = em.and_(row_ok, col_ok)
+            if inside != 1:
+                # Keep an accel-layout C's padding zero (module docstring).
+                x = em.assign(f"arith.select {inside}, {x}, {self._const(em, 0, w)} "
+                              f": {vector_type(w, self.acc_elem)}")
+        return self._narrow(em, x, w), idx
+
+    def _emit_staged(self, em: Emitter, accs: list[str], reps_m: int, reps_n: int,
+                     batch: str, m_tile: Value, row_in_tile: Value, col_lane: Value,
+                     hoisted: dict) -> None:
+        """C through LDS (codegen/c_staging.py): per pass, a block of the wave's tile is
+        written to LDS a unit at a time, then read back row by row and stored with the
+        plan's vector width, masked per vector at M and N (a vector starts at a multiple
+        of its width, which divides N)."""
+        mma, st = self.mma, self.staging
+        unit, span, vs = st.plan.unit, st.plan.span, st.plan.vector
+        tiles_m, tiles_n = st.plan.rows // mma.m, st.plan.columns // mma.n
+        for p in range(reps_m // tiles_m):
+            for q in range(reps_n // tiles_n):
+                # The k-tile loop's last fragment reads (or the previous pass's row
+                # reads) of this buffer are done before it is overwritten.
+                em.line("amdgpu.lds_barrier")
+                for r in range(p * tiles_m, (p + 1) * tiles_m):
+                    row = em.add(st.lane_row, (r - p * tiles_m) * mma.m)
+                    for c in range(q * tiles_n, (q + 1) * tiles_n):
+                        for j in range(0, mma.c_len, unit):
+                            pieces = [self._value(em, accs, r, c, jj, reps_n, batch, m_tile,
+                                                  row_in_tile, col_lane, hoisted)[0]
+                                      for jj in range(j, j + unit, self.width)]
+                            st.write(em, row,
+                                     em.add(st.lane_col, (c - q * tiles_n) * mma.n + j),
+                                     _join(em, pieces, self.width, self.out_elem))
+                em.line("amdgpu.lds_barrier")
+                self._store_block(em, batch, m_tile, p * st.plan.rows, q * st.plan.columns)
+
+    def _store_block(self, em: Emitter, batch: str, m_tile: Value, row0: int,
+                     col0: int) -> None:
+        """The staged block at (row0, col0) of the wave's tile, read back and stored."""
+        st = self.staging
+        span, vs = st.plan.span, st.plan.vector
+        for i in range(st.reads_per_pass):
+            row_in_pass, col_in_block, value, lane_ok = st.read(em, i)
+            row, row_ok = self._row(em, m_tile, em.add(em.add(st.row_wave, row0),
+                                                       row_in_pass))
+            for j in range(0, span, vs):
+                col = em.add(em.add(st.col_wave, col0 + j), col_in_block)
+                col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
+                ok = em.and_(lane_ok, em.and_(row_ok, col_ok))
+                idx = self._row_major_index(em, ok, batch, row, col)
+                y = em.slice(value, span, j, vs, self.out_elem)
+                em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
+                        f"{vector_type(vs, self.out_elem)} -> {self.c_type}, "
+                        f"{self._index_types}")
 
     def _store_past_grid(self, em: Emitter, reps_m: int, reps_n: int, batch: str,
                          m_tile: Value, row_in_tile: Value, col_lane: Value,
@@ -374,3 +453,14 @@ class Epilogue:
             return em.assign(f"arith.sitofp {y} : {tt} to {t}")
         y = em.assign(f"arith.truncf {x} : {t} to {tt}")
         return em.assign(f"arith.extf {y} : {tt} to {t}")
+
+
+def _join(em: Emitter, pieces: list[str], n: int, elem: str) -> str:
+    """Vectors (scalars when n = 1) of n elements joined in order."""
+    if n > 1:
+        return em.concat(pieces, n, elem)
+    t = vector_type(len(pieces), elem)
+    v = em.assign(f"vector.broadcast {pieces[0]} : {elem} to {t}")
+    for i, x in enumerate(pieces[1:], 1):
+        v = em.assign(f"vector.insert {x}, {v} [{i}] : {elem} into {t}")
+    return v

@@ -11,9 +11,10 @@ dialect/kernel_plan.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from accel.codegen.builder import Emitter, kernel_module_text
+from accel.codegen.c_staging import CStaging, check_plan, region_bytes
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
@@ -24,6 +25,7 @@ from accel.codegen.schedule import TileCopies, k_tile_loop
 from accel.codegen.split_k_reduce import ReductionKernel
 from accel.codegen.workgroup_tile import WorkgroupTile
 from accel.dialect.accel_tile import ceil_div
+from accel.dialect.c_staging_plan import CStagingPlan
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.kernel_plan import KernelPlan
 from accel.dialect.gemm import GemmOp, GemmShape
@@ -61,6 +63,7 @@ class GemmKernel:
     # C, the workspace, and `reduction` sums them into the gemm's C.
     split_k: SplitKPlan | None = None
     reduction: ReductionKernel | None = None
+    c_staging: CStagingPlan | None = None   # C through LDS (codegen/c_staging.py)
 
     @property
     def symbol(self) -> str:
@@ -97,8 +100,17 @@ class GemmKernel:
 
     @property
     def lds_bytes(self) -> int:
-        elems = self.a.lds_elems + self.b.lds_elems
-        return self.buffers * elems * ELEM_BITS[self.in_type] // 8
+        return sum(self._lds_elems()) * ELEM_BITS[self.in_type] // 8
+
+    def _lds_elems(self) -> tuple[int, int]:
+        """Elements of A's and B's LDS buffers: their tiles, and the staged C rows
+        in the one that holds them."""
+        elems = [self.buffers * op.lds_elems for op in (self.a, self.b)]
+        if self.c_staging is not None:
+            i = "ab".index(self.c_staging.buffer)
+            staged = self.config.num_waves * region_bytes(self.c_staging, self.out_type)
+            elems[i] = max(elems[i], staged * 8 // ELEM_BITS[self.in_type])
+        return tuple(elems)
 
     @property
     def reps(self) -> tuple[int, int]:
@@ -116,8 +128,8 @@ class GemmKernel:
                                   self.plan.waves_per_eu)
 
     def _lds_types(self) -> tuple[str, str]:
-        return tuple(f"memref<{self.buffers * op.lds_elems}x{op.elem}, "
-                     f"#gpu.address_space<workgroup>>" for op in (self.a, self.b))
+        return tuple(f"memref<{elems}x{op.elem}, #gpu.address_space<workgroup>>"
+                     for elems, op in zip(self._lds_elems(), (self.a, self.b)))
 
     def _emit_body(self, em: Emitter, tile: WorkgroupTile | None = None) -> None:
         """The kernel's body; `tile` (a grouped GEMM's, codegen/grouped.py) replaces the
@@ -178,8 +190,17 @@ class GemmKernel:
                             program=Program.parse(self.epilogue), extras=self.extras,
                             rows=self.a.rows)
         row_in_tile = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
-        col_lane = em.add(em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave)),
-                          mma.c_col_base(em, lane))
+        col_wave = em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave))
+        col_lane = em.add(col_wave, mma.c_col_base(em, lane))
+        if self.c_staging is not None:
+            lds, lds_t, elem = (("%lds_a", lds_a_t, self.a.elem) if self.c_staging.buffer == "a"
+                                else ("%lds_b", lds_b_t, self.b.elem))
+            epilogue = replace(epilogue, staging=CStaging(
+                plan=self.c_staging, lds=lds, lds_type=lds_t, lds_elem=elem,
+                out_elem=self.out_type, wave_size=wave,
+                wave_id=wave_id, lane=lane, lane_row=mma.a_row(em, lane),
+                lane_col=mma.c_col_base(em, lane), row_wave=em.mul(wave_m, cfg.m_per_wave),
+                col_wave=col_wave))
         epilogue.emit(em, accs, reps_m, reps_n, c_batch, m_tile, row_in_tile, col_lane)
 
 
@@ -227,10 +248,12 @@ def _build(gemm: GemmOp) -> GemmKernel:
         b=operand("B", gemm.b, gemm.b_layout, shape.n, config.n_per_block, plan.b),
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
-        extras=extras)
+        extras=extras, c_staging=CStagingPlan.read(gemm.op))
     for op in (kernel.a, kernel.b):
         op.check_plan()
     kernel = split_k_kernels(kernel, SplitKPlan.read(gemm.op))
+    if kernel.c_staging is not None:
+        check_plan(kernel.c_staging, mma, config, kernel.out_type, shape.n, kernel.c_layout)
     if kernel.lds_bytes > arch.lds_bytes:
         raise AccelError(f"kernel plan needs {kernel.lds_bytes} bytes of LDS, more than the "
                          f"{arch.lds_bytes} of {arch.name}")

@@ -15,6 +15,7 @@ from accel.bindings import ir
 from accel.codegen.global_copy import permutable, widest_vector
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.diagnostics import AccelError, located
+from accel.dialect.c_staging_plan import CStagingPlan
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.grouped_gemm import GroupedGemmOp
@@ -41,10 +42,11 @@ class PlanKernel(AccelPass):
         gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
         plans = [plan_gemm(g) for g in gemms]   # every diagnostic before any write
         splits = [split_k_plan(g, p) for g, p in zip(gemms, plans)]
+        stagings = [c_staging_plan(g, p) for g, p in zip(gemms, plans)]
         # The symbol encodes shape, types, layouts and epilogue, not the tile: gemms
         # sharing one that are built differently get `_v1`, `_v2`, ... in program order.
         variants: dict[str, list[tuple]] = {}
-        for gemm, plan, split in zip(gemms, plans, splits):
+        for gemm, plan, split, staging in zip(gemms, plans, splits, stagings):
             key = (gemm.perf_config_text, replace(plan, symbol=""))
             seen = variants.setdefault(plan.symbol, [])
             if key not in seen:
@@ -57,6 +59,10 @@ class PlanKernel(AccelPass):
                 split.write(gemm.op)
             elif "split_k" in gemm.op.attributes:   # a plan of an earlier perf config
                 del gemm.op.attributes["split_k"]
+            if staging is not None:
+                staging.write(gemm.op)
+            elif "c_staging" in gemm.op.attributes:
+                del gemm.op.attributes["c_staging"]
 
 
 def plan_gemm(gemm: GemmOp) -> KernelPlan:
@@ -94,6 +100,68 @@ def split_k_plan(gemm: GemmOp, plan: KernelPlan) -> SplitKPlan | None:
             # accel-layout C's width need not, but a workspace load past N's end would
             # read the next row's sums into C's padding: N = 17, width 4, columns 17-19).
             reduce_vector=widest_vector(acc, plan.c_vector, shape.n))
+
+
+def c_staging_plan(gemm: GemmOp, plan: KernelPlan) -> CStagingPlan | None:
+    """How C passes through LDS (dialect/c_staging_plan.py, codegen/c_staging.py) for
+    outputSwizzle 1; None otherwise (0 and 2 store C from the accumulators).
+
+    2, the compiler's choice, does not stage: over bench_kernel_quality.py's 14 cases
+    (3402x4096x1024) the C store instructions and bytes per store are the same on 13
+    (the accumulators' runs are already 128 bits; gfx942 MFMA 16x16 with a 16-bit C is
+    the one that gains, 4 x 8 B -> 2 x 16 B a lane on a 64x64 tile), while staging adds
+    0-16 barriers, 1-16 LDS reads and writes and 17% compile CPU time (median).
+
+    The unit is the lane's run of c_len columns, at most 128 bits: one LDS write. A
+    lane reads back 128 bits of a row (two units where the run is 64 bits: MFMA 16x16
+    with a 16-bit C), stored as C's width allows (N's divisors). C is staged in the
+    larger of A's and B's LDS buffers, in blocks of whole MMA tiles of each wave's tile:
+    the largest block that fits there (each pass costs two barriers), whole rows
+    before more rows; when not even one MMA tile fits, the buffer grows, within the
+    chip's LDS."""
+    config = gemm.perf_config
+    if config.output_swizzle != 1:
+        return None
+    with located(gemm.location):
+        where = f"perf config {config}: outputSwizzle 1 (C through LDS)"
+        if gemm.c_layout != "row":
+            raise AccelError(f"{where} writes a row-major C; an accel-layout C is stored in "
+                             f"its kpack runs (use outputSwizzle 0 or 2)")
+        arch = get_arch(gemm.arch)
+        shape = gemm.shape()
+        mma = select_mma(arch, gemm.in_type, gemm.b_type, config.mn_per_xdl)
+        # A split-K gemm stages its partial product, in the accumulator type.
+        out = ACCUMULATOR[gemm.in_type] if config.split_k > 1 else gemm.out_type
+        bits = 8 * ELEMENT_BYTES[out]
+        unit = min(mma.c_len, 128 // bits)
+        span = min(128 // bits, mma.n, 2 * unit)
+        in_bytes = ELEMENT_BYTES[gemm.in_type]
+        buffers = [plan.lds_buffers * config.kpack_per_block * (d + op.slab_pad) * config.kpack
+                   * in_bytes for d, op in ((config.m_per_block, plan.a),
+                                            (config.n_per_block, plan.b))]
+        which = 0 if buffers[0] >= buffers[1] else 1
+
+        def staged(block: tuple[int, int]) -> int:
+            return config.num_waves * block[0] * block[1] * bits // 8
+
+        def divisors(tiles: int) -> list[int]:
+            return [d for d in range(1, tiles + 1) if tiles % d == 0]
+
+        # The LDS swizzle needs a power of two of units per staged row (one MMA tile's
+        # 16 or 32 columns are 2-8 units).
+        blocks = [(mma.m * dm, mma.n * dn) for dm in divisors(config.m_per_wave // mma.m)
+                  for dn in divisors(config.n_per_wave // mma.n)
+                  if not (mma.n * dn // unit) & (mma.n * dn // unit - 1)]
+        fitting = [b for b in blocks if staged(b) <= buffers[which]]
+        rows, columns = (max(fitting, key=lambda b: (b[0] * b[1], b[1])) if fitting
+                         else min(blocks, key=lambda b: (b[0] * b[1], -b[1])))
+        need = max(staged((rows, columns)), buffers[which]) + buffers[1 - which]
+        if need > arch.lds_bytes:
+            raise AccelError(f"{where} needs {need} bytes of LDS, more than the "
+                             f"{arch.lds_bytes} of {arch.name}")
+        return CStagingPlan(buffer="ab"[which], rows=rows, columns=columns, unit=unit,
+                            span=span,
+                            vector=widest_vector(out, span, shape.n))
 
 
 def check_buildable(arch: ArchInfo, in_type: str, b_type: str, shape: GemmShape,
@@ -184,6 +252,9 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
     if config.split_k > 1:
         raise AccelError(f"perf config {config}: a grouped GEMM has no split-K "
                          f"(splitKFactor must be 1)")
+    if config.output_swizzle == 1:
+        raise AccelError(f"perf config {config}: a grouped GEMM stores C from the "
+                         f"accumulators (outputSwizzle must be 0 or 2)")
     mma = select_mma(arch, in_type, in_type, config.mn_per_xdl)
     bits = 8 * ELEMENT_BYTES[in_type]
     buffers = lds_buffers(config)

@@ -294,10 +294,6 @@ def schedule_errors(arch: ArchInfo, config: PerfConfig) -> list[str]:
                       f"cannot be built for {arch.name}: {why}; use 1 or 2")
     if config.output_swizzle not in OUTPUT_SWIZZLES:
         errors.append(f"output-swizzle: outputSwizzle {config.output_swizzle} is not 0, 1 or 2")
-    elif config.output_swizzle == 1:
-        errors.append("output-swizzle: outputSwizzle 1 (C through LDS) has no codegen in "
-                      "accel; 0 and 2 store C straight from the accumulators, each lane a "
-                      "run of consecutive columns of one row")
     return errors
 
 
