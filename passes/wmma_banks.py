@@ -45,7 +45,6 @@ LLVM's allocation) is assembled as LLVM printed it.
 
 from __future__ import annotations
 
-import random
 import re
 import struct
 from dataclasses import dataclass
@@ -66,8 +65,6 @@ E32_HALF_LIMIT = 128
 # Residue searches give up after this many assignments (the largest kernels measured
 # need a few hundred; a bound keeps a pathological one from stalling a compile).
 SEARCH_LIMIT = 20000
-# Random restarts of the layout after the measured strategies (see _plan).
-RESTARTS = 16
 
 # D, A, B and, when a VGPR tuple, C (src2; accel's kernels accumulate in place, C = D).
 # (Instructions are a tab and the mnemonic; a literal first lets the regex engine skip.)
@@ -169,12 +166,20 @@ def _constraints(kernel: Kernel):
     return values, wmma_atoms, pairs, links
 
 
+def _first_point(at: Atom) -> int:
+    """The first program point any of the atom's registers is live at."""
+    return min((bits & -bits).bit_length() for bits in at.live if bits)
+
+
 def _layout_order(atoms: list[Atom], how: str, wmma_atoms: set[int],
                   residue: dict[int, int]) -> tuple[list[int], bool]:
     """The atoms to lay out, in order, and whether each keeps its own start when that is
     free. `wmma by bank`: only the v_wmma operands, around the rest where LLVM put it,
     residue by residue, longest first; `all ...`: every value anew, those that e32
-    16-bit halves keep below v128 first, then by residue or by size."""
+    16-bit halves keep below v128 first, then by residue or by size; `..., live order`:
+    within a residue and length, in the order the atoms come alive, so each residue's
+    tuples fill their registers as an interval colouring does (first fit in that order
+    needs no more registers than the most such tuples live at once)."""
     live = [sum(x.bit_count() for x in at.live) for at in atoms]
     if how == "wmma by bank":
         return sorted(wmma_atoms, key=lambda n: (residue[n], -atoms[n].length,
@@ -183,18 +188,21 @@ def _layout_order(atoms: list[Atom], how: str, wmma_atoms: set[int],
     if how == "all by size":
         return sorted(free, key=lambda n: (atoms[n].limit == MAX_VGPRS, -atoms[n].length,
                                            -live[n], atoms[n].start)), True
-    limited_first = how == "limited, all by bank"
+    limited_first = how != "all by bank"
+    then = _first_point if how.endswith("live order") else lambda at: at.start
     return sorted(free, key=lambda n: (limited_first and atoms[n].limit == MAX_VGPRS,
                                        n not in residue, residue.get(n, 0), -atoms[n].length,
-                                       atoms[n].start)), False
+                                       then(atoms[n]))), False
 
 
 # (residue search, layout) in the order tried, until one keeps the occupancy. Measured
-# over the 91 kernels of benchmarks/bench_wmma_banks.py and test_wmma_banks.py: the
-# first three lay out 60, 76 and 66 of them alone (the cheap partial layout first), the
-# four 85; the other six have no slack (LLVM's count is the occupancy's limit).
+# over the 99 kernels of benchmarks/bench_wmma_banks.py and test_wmma_banks.py (alone:
+# how many each lays out): the cheap partial layout 56, `limited, all by bank` 91,
+# `..., live order` 90 (among them the five at their occupancy's limit, gfx1100 i8
+# 64x128 and gfx1201 f16/bf16 16x128, that no other lays out), `size` by bank 90; the
+# last two together all 99.
 STRATEGIES = (("links", "wmma by bank"), ("links", "limited, all by bank"),
-              ("size", "all by size"), ("size", "all by bank"))
+              ("links", "limited, all by bank, live order"), ("size", "all by bank"))
 
 
 def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
@@ -204,32 +212,11 @@ def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
     atoms = values.atoms
     budget = occupancy_budget(kernel.arch, kernel.vgprs) if kernel.vgprs else MAX_VGPRS
     residues: dict[str, dict[int, int]] = {}
-
-    def residues_by(ranking: str) -> dict[int, int]:
+    for ranking, how in STRATEGIES:
         if ranking not in residues:
             residues[ranking] = _residues(atoms, wmma_atoms, pairs, ranking)
-        return residues[ranking]
-
-    for ranking, how in STRATEGIES:
-        residue = residues_by(ranking)
+        residue = residues[ranking]
         order, keep = _layout_order(atoms, how, wmma_atoms, residue)
-        found = _layout(atoms, order, residue, links, budget, keep)
-        if found:
-            return (values,) + found
-    # Random restarts of the by-bank order, from a fixed seed (the result stays a function
-    # of the text): ties broken at random, every third one's sizes blurred. Of the six
-    # kernels measured that the strategies leave, they lay out two at the 3rd try and one
-    # at the 43rd; RESTARTS = 16 bounds what a kernel they cannot lay out pays (16
-    # layouts, 2-4 ms each).
-    rng = random.Random(0)
-    free = [n for n, at in enumerate(atoms) if not at.pinned]
-    for trial in range(RESTARTS):
-        residue = residues_by(("links", "size")[trial % 2])
-        noise = {n: rng.random() for n in free}
-        blur, shuffle, keep = (trial // 2) % 3 == 0, (trial // 2) % 2 == 1, (trial // 2) % 4 == 1
-        order = sorted(free, key=lambda n: (
-            atoms[n].limit == MAX_VGPRS, n not in residue, residue.get(n, 0),
-            -atoms[n].length + 2 * noise[n] * blur, noise[n] if shuffle else atoms[n].start))
         found = _layout(atoms, order, residue, links, budget, keep)
         if found:
             return (values,) + found

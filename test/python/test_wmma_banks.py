@@ -40,20 +40,13 @@ CASES = [
     ("gfx1201", "i8", "v4:128,16,2,32,16,16,16,1,2,2,0,0,1,1", False),
     ("gfx1201", "bf16", "v4:256,32,2,64,32,16,8,1,1,2,0,0,1,1", True),
 ]
-NO_SLACK = ("LLVM allocated VGPRs up to the occupancy's limit and no layout on three "
-            "banks was found within it: left as allocated rather than run fewer waves")
 CASES.insert(6, ("gfx1100", "f16", "v4:32,128,4,32,32,16,8,1,2,2,0,0,1,1", True))
 # The kernels selection picks for the shapes of benchmarks/bench_wmma_banks.py: every
 # rung it reaches on both chips and all three element types.
 SWEEP_SHAPES = ((1, 4096, 4096, 4096), (1, 128, 1280, 5120), (1, 1, 11008, 4096),
                 (1, 3402, 4096, 1024), (8, 512, 512, 64), (1, 77, 1001, 320), (4, 256, 256, 256),
                 (1, 32, 4096, 4096), (1, 4096, 32, 4096), (1, 333, 777, 111), (16, 64, 64, 64))
-SWEEP_LEFT = {("gfx1100", "i8", (1, 4096, 4096, 4096)): NO_SLACK,
-              ("gfx1201", "f16", (1, 1, 11008, 4096)): NO_SLACK,
-              ("gfx1201", "bf16", (1, 1, 11008, 4096)): NO_SLACK}
-SWEEP = [pytest.param(arch, t, shape, id=f"{arch}-{t}-{'x'.join(map(str, shape))}",
-                      marks=[pytest.mark.xfail(strict=True, reason=SWEEP_LEFT[arch, t, shape])]
-                      if (arch, t, shape) in SWEEP_LEFT else [])
+SWEEP = [pytest.param(arch, t, shape, id=f"{arch}-{t}-{'x'.join(map(str, shape))}")
          for arch in ("gfx1100", "gfx1201") for t in ("f16", "bf16", "i8")
          for shape in SWEEP_SHAPES]
 _TOKEN = re.compile(r"\bv(?:(\d+)|\[(\d+):(\d+)\])")
