@@ -2,7 +2,7 @@
 v_wmma's A, B and C on three VGPR banks (seed 002: 32 instead of 34 cycles), at what
 cost in VGPRs, waves and main-loop instructions.
 
-    python benchmarks/bench_wmma_banks.py [--latency N]
+    python benchmarks/bench_wmma_banks.py [--latency N | --ladder [--every N --offset I]]
 
 Compiles 14 model-like and ragged shapes for f16, bf16 and i8 on gfx1100 and gfx1201
 (the selected perf config each), once as LLVM allocated them (wmma_banks.ENABLED =
@@ -18,6 +18,12 @@ benchmarks/bench_compile.py, each compiled N times with and N times without
 accel-wmma-banks, alternating (so a neighbour's load falls on both alike); per kernel
 the best wall and CPU time of each, then the medians and the median of the per-kernel
 ratios.
+
+`--ladder`: instead, every candidate of the perf-config ladder (tuning/selection.py
+`_ladder`: each tile, wave split and kpack the rules accept; 2068 on the two chips and
+three types) compiled for 2048x2048x2048 through accel-wmma-banks; per arch and type, the
+rungs compiled and how many have every v_wmma on three banks, then each one that does
+not, with its assembly's first line. `--every N` compiles every Nth rung (from `--offset`).
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from accel.api import compile_gemm
 from bench_compile import cpu_seconds   # a script beside this one
 from accel.passes import wmma_banks
 from accel.passes.wmma_banks import wmma_bank_collisions
+from accel.target.database import get_arch
+from accel.tuning.selection import _ladder
 
 SHAPES = ((1, 4096, 4096, 4096), (1, 128, 1280, 5120), (1, 1, 11008, 4096), (1, 3402, 4096, 1024),
           (8, 512, 512, 64), (1, 77, 1001, 320), (1, 2048, 2048, 2048), (1, 1024, 4096, 1024),
@@ -53,9 +61,11 @@ def main_loop_instructions(asm: str) -> int:
     return total
 
 
-def waves(vgprs: int) -> int:
-    """Waves per SIMD on gfx11/gfx12: 1536 VGPRs per lane, granule 16 (the smaller count)."""
-    return min(16, 1536 // (-(-vgprs // 16) * 16))
+def waves(asm: str) -> int:
+    """Waves per SIMD the descriptor's VGPRs allow on gfx11/gfx12: 1536 per lane, in
+    granules of 24 (passes/wmma_banks.py VGPR_GRANULE)."""
+    vgprs = int(re.search(r"\.amdhsa_next_free_vgpr (\d+)", asm).group(1))
+    return min(16, 1536 // (-(-vgprs // 24) * 24))
 
 
 def latency(repeat: int) -> None:
@@ -88,13 +98,43 @@ def latency(repeat: int) -> None:
               f"{statistics.median(on):.1f} ms with accel-wmma-banks; median ratio {ratio:.3f}")
 
 
+def ladder(every: int, offset: int) -> None:
+    misses, total = [], Counter()
+    print(f"{'':13} {'rungs':>6} {'on three banks':>15}  seconds")
+    for arch in ("gfx1100", "gfx1201"):
+        for in_type in ("f16", "bf16", "i8"):
+            good, _ = _ladder(get_arch(arch), in_type, in_type, None, None, 1)
+            rungs = [p.text for i, p in enumerate(good) if i % every == offset % every]
+            start, row = time.perf_counter(), Counter()
+            for config in rungs:
+                (kern,) = compile_gemm(arch, m=2048, n=2048, k=2048, in_type=in_type,
+                                       perf_config=config).kernels
+                colliding, wmmas = wmma_bank_collisions(kern.assembly)
+                row["good"] += colliding == 0 and wmmas > 0
+                if colliding or not wmmas:
+                    misses.append(f"  {arch} {in_type} {config}: {colliding} of {wmmas} collide | "
+                                  f"{kern.assembly.splitlines()[0]}")
+            total.update(row, rungs=len(rungs))
+            print(f"{arch} {in_type:5} {len(rungs):6} {row['good']:15}  "
+                  f"{time.perf_counter() - start:.0f}", flush=True)
+    print(f"all: {total['good']} of {total['rungs']} rungs with every v_wmma on three VGPR banks")
+    print("\n".join(misses))
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--latency", type=int, metavar="N",
                    help="time N compiles with and N without the pass per kernel instead")
+    p.add_argument("--ladder", action="store_true",
+                   help="compile the perf-config ladder through the pass instead")
+    p.add_argument("--every", type=int, default=1, help="with --ladder: every Nth rung")
+    p.add_argument("--offset", type=int, default=0, help="with --ladder: the first rung")
     args = p.parse_args()
     if args.latency:
         latency(args.latency)
+        return
+    if args.ladder:
+        ladder(args.every, args.offset)
         return
     rows: dict[tuple[str, str], Counter] = {}
     misses = []
@@ -120,8 +160,8 @@ def main() -> None:
                         misses.append(f"  {arch} {in_type} g={g} m={m} n={n} k={k} "
                                       f"{kern.metadata['perf_config']}: {colliding} of {wmmas} "
                                       f"collide | {kern.assembly.splitlines()[0]}")
-                row["waves changed"] += waves(kernels[True].metadata["vgprs"]) != \
-                    waves(kernels[False].metadata["vgprs"])
+                row["waves changed"] += waves(kernels[True].assembly) != \
+                    waves(kernels[False].assembly)
     print(f"{'':13} {'on three banks':>16} {'VGPRs (sum)':>13} {'waves':>7} "
           f"{'main-loop instrs':>18}")
     print(f"{'':13} {'before':>7} {'after':>8} {'before':>6} {'after':>6} {'changed':>7} "

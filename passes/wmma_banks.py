@@ -107,19 +107,25 @@ def _vopd_slots(ops: list[list], k: int) -> list[tuple[list | None, int]]:
     return [(arg.get(0), 1), (arg.get(1), 3), (src1, 3)]
 
 
-def occupancy_budget(arch: str | None, vgprs: int) -> int:
-    """The most VGPRs a kernel may use and keep the occupancy `vgprs` give it: waves per
-    SIMD = simd_regs_per_lane // VGPRs rounded up to the allocation granule, 8 or 16
-    registers (both are assumed, so the budget holds whichever the chip uses)."""
-    if arch not in ARCHES or vgprs <= 0:
-        return vgprs
+# The VGPR allocation granule of wave32 on gfx11/gfx12 with 1536 VGPRs per lane (LLVM's
+# getVGPRAllocGranule with Feature1_5xVGPRs). LLVM's descriptors show it: where LDS limits
+# the waves, .amdhsa_next_free_vgpr is the fewest VGPRs that allow no more of them, and
+# every such count in the 891 gfx1100/gfx1201 kernels measured is 24k + 1 (97 .. 241).
+VGPR_GRANULE = 24
+
+
+def occupancy_budget(arch: str | None, allocated: int) -> int:
+    """The most VGPRs a kernel may use and keep the waves per SIMD that `allocated` (its
+    descriptor's count) give it: simd_regs_per_lane // VGPRs rounded up to the granule."""
+    if arch not in ARCHES or allocated <= 0:
+        return allocated
     a = ARCHES[arch]
 
-    def waves(n, granule):
-        return min(a.max_waves_per_simd, a.simd_regs_per_lane // (-(-n // granule) * granule))
+    def waves(n):
+        return min(a.max_waves_per_simd,
+                   a.simd_regs_per_lane // (-(-n // VGPR_GRANULE) * VGPR_GRANULE))
 
-    return max(n for n in range(vgprs, MAX_VGPRS + 1)
-               if all(waves(n, g) == waves(vgprs, g) for g in (8, 16)))
+    return max(n for n in range(allocated, MAX_VGPRS + 1) if waves(n) == waves(allocated))
 
 
 def _constraints(kernel: Kernel):
@@ -166,43 +172,40 @@ def _constraints(kernel: Kernel):
     return values, wmma_atoms, pairs, links
 
 
-def _first_point(at: Atom) -> int:
-    """The first program point any of the atom's registers is live at."""
-    return min((bits & -bits).bit_length() for bits in at.live if bits)
-
-
 def _layout_order(atoms: list[Atom], how: str, wmma_atoms: set[int],
                   residue: dict[int, int]) -> tuple[list[int], bool]:
     """The atoms to lay out, in order, and whether each keeps its own start when that is
     free. `wmma by bank`: only the v_wmma operands, around the rest where LLVM put it,
-    residue by residue, longest first; `all ...`: every value anew, those that e32
-    16-bit halves keep below v128 first, then by residue or by size; `..., live order`:
-    within a residue and length, in the order the atoms come alive, so each residue's
-    tuples fill their registers as an interval colouring does (first fit in that order
-    needs no more registers than the most such tuples live at once)."""
-    live = [sum(x.bit_count() for x in at.live) for at in atoms]
+    residue by residue, longest first; the others every value anew, those that e32
+    16-bit halves keep below v128 first: `all by size` longest first; `all by bank`
+    residue by residue, longest first, the last to die first (first fit in that order
+    colours a residue's tuples as intervals are coloured, in as many registers as the
+    most of them live at once); `wmma first, by birth` the v_wmma operands in the order
+    they come alive, then the rest."""
     if how == "wmma by bank":
         return sorted(wmma_atoms, key=lambda n: (residue[n], -atoms[n].length,
                                                  atoms[n].start)), False
     free = [n for n, at in enumerate(atoms) if not at.pinned]
     if how == "all by size":
+        live = [sum(x.bit_count() for x in at.live) for at in atoms]
         return sorted(free, key=lambda n: (atoms[n].limit == MAX_VGPRS, -atoms[n].length,
                                            -live[n], atoms[n].start)), True
-    limited_first = how != "all by bank"
-    then = _first_point if how.endswith("live order") else lambda at: at.start
-    return sorted(free, key=lambda n: (limited_first and atoms[n].limit == MAX_VGPRS,
-                                       n not in residue, residue.get(n, 0), -atoms[n].length,
-                                       then(atoms[n]))), False
+    if how == "all by bank":
+        return sorted(free, key=lambda n: (atoms[n].limit == MAX_VGPRS, n not in residue,
+                                           residue.get(n, 0), -atoms[n].length,
+                                           -max(x.bit_length() for x in atoms[n].live))), False
+    born = {n: min((x & -x).bit_length() for x in atoms[n].live if x) for n in free}
+    return sorted(free, key=lambda n: (atoms[n].limit == MAX_VGPRS, n not in residue, born[n],
+                                       -atoms[n].length)), False
 
 
 # (residue search, layout) in the order tried, until one keeps the occupancy. Measured
-# over the 99 kernels of benchmarks/bench_wmma_banks.py and test_wmma_banks.py (alone:
-# how many each lays out): the cheap partial layout 56, `limited, all by bank` 91,
-# `..., live order` 90 (among them the five at their occupancy's limit, gfx1100 i8
-# 64x128 and gfx1201 f16/bf16 16x128, that no other lays out), `size` by bank 90; the
-# last two together all 99.
-STRATEGIES = (("links", "wmma by bank"), ("links", "limited, all by bank"),
-              ("links", "limited, all by bank, live order"), ("size", "all by bank"))
+# over 1149 kernels (the 99 of benchmarks/bench_wmma_banks.py and test_wmma_banks.py,
+# 1050 rungs of the perf-config ladder; how many each lays out alone): the cheap
+# partial layout 947, `all by bank` 1132, `size` ranked `all by size` 1124, `wmma first,
+# by birth` 1085; together 1145.
+STRATEGIES = (("links", "wmma by bank"), ("links", "all by bank"), ("size", "all by size"),
+              ("links", "wmma first, by birth"))
 
 
 def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
@@ -210,7 +213,7 @@ def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
     then uses."""
     values, wmma_atoms, pairs, links = _constraints(kernel)
     atoms = values.atoms
-    budget = occupancy_budget(kernel.arch, kernel.vgprs) if kernel.vgprs else MAX_VGPRS
+    budget = occupancy_budget(kernel.arch, kernel.allocated) if kernel.vgprs else MAX_VGPRS
     residues: dict[str, dict[int, int]] = {}
     for ranking, how in STRATEGIES:
         if ranking not in residues:
@@ -221,7 +224,8 @@ def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
         if found:
             return (values,) + found
     raise Refused(f"no layout on three banks within {budget} VGPRs (LLVM's "
-                   f"{kernel.vgprs} and the registers that keep its occupancy)")
+                   f"{kernel.vgprs}, {kernel.allocated} allocated, and the registers that "
+                   f"keep its occupancy)")
 
 
 def _residues(atoms: list[Atom], moved: set[int], pairs, ranking: str) -> dict[int, int]:
