@@ -233,31 +233,37 @@ def _residues(atoms: list[Atom], moved: set[int], pairs, ranking: str) -> dict[i
     differ in the bits of its mask; the atoms that stay keep theirs. Depth first, the
     atom with the fewest residues left next (DSATUR), each atom's own residue first."""
     domain = {n: set(range(BANKS)) for n in moved}
-    links: dict[int, list] = {}
+    links: dict[int, int] = {}           # atom -> the pairs it is in
+    between: dict[tuple[int, int], list] = {}
     for (x, ox), (y, oy), mask in pairs:
-        for n in (x, y):
-            links.setdefault(n, []).append(((x, ox), (y, oy), mask))
+        links[x] = links.get(x, 0) + 1
+        links[y] = links.get(y, 0) + 1
+        between.setdefault((x, y), []).append((ox, oy, mask))
+        between.setdefault((y, x), []).append((oy, ox, mask))
+    neighbours: dict[int, list[int]] = {}
+    for n, m in between:
+        neighbours.setdefault(n, []).append(m)
+    ruled_out: dict[tuple[int, int, int], set[int]] = {}
 
     def conflicts(n: int, v: int, m: int) -> set[int]:
         """The residues of atom m that a residue v of atom n rules out."""
-        out = set()
-        for (x, ox), (y, oy), mask in links[n]:
-            if {x, y} != {n, m}:
-                continue
-            on, om = (ox, oy) if x == n else (oy, ox)
-            out |= {w for w in range(BANKS) if (w + om) & mask == (v + on) & mask}
-        return out
+        key = (n, v, m)
+        if key not in ruled_out:
+            ruled_out[key] = {w for on, om, mask in between[n, m] for w in range(BANKS)
+                              if (w + om) & mask == (v + on) & mask}
+        return ruled_out[key]
 
     for n in links:
         if n not in moved:
-            for m in {z for (x, _), (y, _), _ in links[n] for z in (x, y)} & moved:
-                domain[m] -= conflicts(n, atoms[n].start % BANKS, m)
+            for m in neighbours[n]:
+                if m in moved:
+                    domain[m] -= conflicts(n, atoms[n].start % BANKS, m)
     # Among the atoms with as many residues left, those hardest to move elsewhere first,
     # so they keep their own: the ones kept below v128, then the longest, longest-lived
     # (accumulators: 16 of them fill v1..v128 in one kernel measured, their only layout).
     rank = {n: (atoms[n].limit == MAX_VGPRS, -atoms[n].length,
                 -sum(x.bit_count() for x in atoms[n].live), n) if ranking == "size" else
-            (-len(links.get(n, ())), n) for n in moved}
+            (-links.get(n, 0), n) for n in moved}
     q: dict[int, int] = {}
     steps = 0
 
@@ -275,7 +281,7 @@ def _residues(atoms: list[Atom], moved: set[int], pairs, ranking: str) -> dict[i
             q[n] = v
             trail = []
             ok = True
-            for m in {z for (x, _), (y, _), _ in links.get(n, ()) for z in (x, y)}:
+            for m in neighbours.get(n, ()):
                 if m in domain and m not in q:
                     cut = domain[m] & conflicts(n, v, m)
                     domain[m] -= cut
