@@ -23,20 +23,23 @@ Kept fixed or respected:
   - kernels with v_movrel*, v_swap*, v_permlane*, DPP or calls are left alone.
 Then each v_wmma atom gets a bank residue (a DSATUR search over the pairwise rules) and
 the atoms a start register (first fit over each register's live points, in the orders
-of STRATEGIES, until one layout keeps the kernel's waves per SIMD). The instruction
-stream is LLVM's, unchanged: the same instructions, waits and schedule, only other
-register numbers, so no main-loop instruction is added and nothing spills; the VGPR
-count may grow within the occupancy it has (the metadata says the new count).
+of STRATEGIES, until one layout keeps the kernel's waves per SIMD: the VGPRs its
+descriptor allocates, in LLVM's granule of 24, VGPR_GRANULE). The instruction stream is
+LLVM's, unchanged: the same instructions, waits and schedule, only other register
+numbers, so no main-loop instruction is added and nothing spills; the VGPR count may
+grow within the occupancy it has (the metadata says the new count).
 
 Assembling: the text becomes a gpu.module's `llvm.module_asm` and goes through
 gpu-module-to-binary, whose assembler and linker are the ones LLVM's own objects go
 through. LLVM appends the (empty) metadata note of that function-less module after the
 kernel's; it is cut off (`_drop_empty_metadata_note`), leaving one metadata note.
 
-Limit, measured (benchmarks/bench_wmma_banks.py): 81 of 84 kernels have every v_wmma on
-three banks. The other three (gfx1100 i8, 95 and 90 of the 96 VGPRs that keep their 16
-waves) have no layout on three banks found within that; they are left as allocated,
-their assembly's first line saying why.
+Limit, measured (benchmarks/bench_wmma_banks.py): all 84 kernels selection picks for
+its shapes have every v_wmma on three banks, and 2058 of the 2068 rungs of the
+perf-config ladder (`--ladder`, 2048^3). The ten left, gfx1100 f16 and bf16 rungs of
+five configs whose operands are all 8 VGPRs and whose allocation LLVM left within 7
+VGPRs of the occupancy's limit, have no layout found within that; they are left as
+allocated, their assembly's first line saying why.
 
 Switching off: `ENABLED = False` restores plain gpu-module-to-binary; it is off on
 arches without WMMA, and a kernel whose WMMAs already sit on three banks (a future
@@ -200,10 +203,11 @@ def _layout_order(atoms: list[Atom], how: str, wmma_atoms: set[int],
 
 
 # (residue search, layout) in the order tried, until one keeps the occupancy. Measured
-# over 1149 kernels (the 99 of benchmarks/bench_wmma_banks.py and test_wmma_banks.py,
-# 1050 rungs of the perf-config ladder; how many each lays out alone): the cheap
-# partial layout 947, `all by bank` 1132, `size` ranked `all by size` 1124, `wmma first,
-# by birth` 1085; together 1145.
+# over 2167 kernels (the 99 of benchmarks/bench_wmma_banks.py and test_wmma_banks.py, the
+# 2068 rungs of the perf-config ladder at 2048^3), how many each lays out alone: the
+# cheap partial layout 1775, `all by bank` 2137, `size` ranked `all by size` 2119,
+# `wmma first, by birth` 2068; tried in this order they lay out 1775, 363, 14 and 5
+# (10 none).
 STRATEGIES = (("links", "wmma by bank"), ("links", "all by bank"), ("size", "all by size"),
               ("links", "wmma first, by birth"))
 
