@@ -17,7 +17,8 @@ there why it left the kernel as allocated).
 benchmarks/bench_compile.py, each compiled N times with and N times without
 accel-wmma-banks, alternating (so a neighbour's load falls on both alike); per kernel
 the best wall and CPU time of each, then the medians and the median of the per-kernel
-ratios.
+ratios, and the CPU time the renumbering itself takes inside the compiles with the
+pass (best of N) as a share of the compile without it.
 
 `--ladder`: instead, every candidate of the perf-config ladder (tuning/selection.py
 `_ladder`: each tile, wave split and kpack the rules accept; 2068 on the two chips and
@@ -73,29 +74,51 @@ def latency(repeat: int) -> None:
               (1, 3402, 4096, 1024, "bf16"), (8, 512, 512, 64, "f16"), (1, 77, 1001, 320, "i8"))
     for arch in ("gfx1100", "gfx1201"):     # warm-up
         compile_gemm(arch, m=64, n=64, k=64)
+    # The renumbering's own CPU time inside each compile with the pass: a figure the
+    # neighbours' load hardly moves, unlike the difference of two compiles.
+    renumber, spent = wmma_banks.renumber, [0.0]
+
+    def timed_renumber(asm):
+        start = time.process_time()
+        try:
+            return renumber(asm)
+        finally:
+            spent[0] += time.process_time() - start
+
+    wmma_banks.renumber = timed_renumber
     best = {True: [], False: []}
-    print(f"{'':40} {'wall ms: off':>12} {'on':>7} {'cpu ms: off':>12} {'on':>7}")
+    shares = []
+    print(f"{'':40} {'wall ms: off':>12} {'on':>7} {'cpu ms: off':>12} {'on':>7} "
+          f"{'renumber':>9}")
     for arch in ("gfx1100", "gfx1201"):
         for g, m, n, k, t in shapes:
             times = {True: [], False: []}
+            own = []
             for _ in range(repeat):
                 for on in (False, True):
                     wmma_banks.ENABLED = on
+                    spent[0] = 0.0
                     w, c = time.perf_counter(), cpu_seconds()
                     compile_gemm(arch, g=g, m=m, n=n, k=k, in_type=t)
                     times[on].append((time.perf_counter() - w, cpu_seconds() - c))
+                    if on:
+                        own.append(spent[0])
             row = {on: (min(x[0] for x in v) * 1e3, min(x[1] for x in v) * 1e3)
                    for on, v in times.items()}
             for on in row:
                 best[on].append(row[on])
+            shares.append(min(own) * 1e3 / row[False][1])
             print(f"{arch} g={g} m={m} n={n} k={k} {t:5} {row[False][0]:12.1f} {row[True][0]:7.1f} "
-                  f"{row[False][1]:12.1f} {row[True][1]:7.1f}")
+                  f"{row[False][1]:12.1f} {row[True][1]:7.1f} {min(own) * 1e3:9.1f}")
+    wmma_banks.renumber = renumber
     for i, what in ((0, "wall"), (1, "cpu")):
         off = [x[i] for x in best[False]]
         on = [x[i] for x in best[True]]
         ratio = statistics.median(b / a for a, b in zip(off, on))
         print(f"{what}: median best {statistics.median(off):.1f} ms without, "
               f"{statistics.median(on):.1f} ms with accel-wmma-banks; median ratio {ratio:.3f}")
+    print(f"renumbering: median {statistics.median(shares):.1%} of the compile without the "
+          f"pass (CPU, best of {repeat}; largest {max(shares):.1%})")
 
 
 def ladder(every: int, offset: int) -> None:
