@@ -178,6 +178,19 @@ def test_ladder_rungs_on_three_banks(arch, in_type, config, monkeypatch):
         check_renumbered(before, after)
 
 
+def test_the_budget_is_the_most_vgprs_at_the_same_waves():
+    def waves(n):
+        return min(16, 1536 // (-(-n // 24) * 24))
+
+    for arch in ("gfx1100", "gfx1201"):
+        for n in range(1, 257):
+            budget = wmma_banks.occupancy_budget(arch, n)
+            assert budget >= n and waves(budget) == waves(n)
+            assert budget == 256 or waves(budget + 1) < waves(n)
+    assert wmma_banks.occupancy_budget("gfx1100", 104) == 120   # 12 waves
+    assert wmma_banks.occupancy_budget("gfx1201", 241) == 256   # 5 waves (LDS-bound: LLVM's 241)
+
+
 def test_the_dataflow_check_sees_a_clobbered_value():
     """The check above fails for a renaming that is not one: one read moved to another
     register, or one write moved onto a register still live."""
