@@ -2,7 +2,7 @@
 v_wmma's A, B and C on three VGPR banks (seed 002: 32 instead of 34 cycles), at what
 cost in VGPRs, waves and main-loop instructions.
 
-    python benchmarks/bench_wmma_banks.py [--latency N]
+    python benchmarks/bench_wmma_banks.py [--latency N | --ladder [--every N --offset I]]
 
 Compiles 14 model-like and ragged shapes for f16, bf16 and i8 on gfx1100 and gfx1201
 (the selected perf config each), once as LLVM allocated them (wmma_banks.ENABLED =
@@ -17,7 +17,14 @@ there why it left the kernel as allocated).
 benchmarks/bench_compile.py, each compiled N times with and N times without
 accel-wmma-banks, alternating (so a neighbour's load falls on both alike); per kernel
 the best wall and CPU time of each, then the medians and the median of the per-kernel
-ratios.
+ratios, and the CPU time the renumbering itself takes inside the compiles with the
+pass (best of N) as a share of the compile without it.
+
+`--ladder`: instead, every candidate of the perf-config ladder (tuning/selection.py
+`_ladder`: each tile, wave split and kpack the rules accept; 2068 on the two chips and
+three types) compiled for 2048x2048x2048 through accel-wmma-banks; per arch and type, the
+rungs compiled and how many have every v_wmma on three banks, then each one that does
+not, with its assembly's first line. `--every N` compiles every Nth rung (from `--offset`).
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ from accel.api import compile_gemm
 from bench_compile import cpu_seconds   # a script beside this one
 from accel.passes import wmma_banks
 from accel.passes.wmma_banks import wmma_bank_collisions
+from accel.target.database import get_arch
+from accel.tuning.selection import _ladder
 
 SHAPES = ((1, 4096, 4096, 4096), (1, 128, 1280, 5120), (1, 1, 11008, 4096), (1, 3402, 4096, 1024),
           (8, 512, 512, 64), (1, 77, 1001, 320), (1, 2048, 2048, 2048), (1, 1024, 4096, 1024),
@@ -53,9 +62,11 @@ def main_loop_instructions(asm: str) -> int:
     return total
 
 
-def waves(vgprs: int) -> int:
-    """Waves per SIMD on gfx11/gfx12: 1536 VGPRs per lane, granule 16 (the smaller count)."""
-    return min(16, 1536 // (-(-vgprs // 16) * 16))
+def waves(asm: str) -> int:
+    """Waves per SIMD the descriptor's VGPRs allow on gfx11/gfx12: 1536 per lane, in
+    granules of 24 (passes/wmma_banks.py VGPR_GRANULE)."""
+    vgprs = int(re.search(r"\.amdhsa_next_free_vgpr (\d+)", asm).group(1))
+    return min(16, 1536 // (-(-vgprs // 24) * 24))
 
 
 def latency(repeat: int) -> None:
@@ -63,38 +74,90 @@ def latency(repeat: int) -> None:
               (1, 3402, 4096, 1024, "bf16"), (8, 512, 512, 64, "f16"), (1, 77, 1001, 320, "i8"))
     for arch in ("gfx1100", "gfx1201"):     # warm-up
         compile_gemm(arch, m=64, n=64, k=64)
+    # The renumbering's own CPU time inside each compile with the pass: a figure the
+    # neighbours' load hardly moves, unlike the difference of two compiles.
+    renumber, spent = wmma_banks.renumber, [0.0]
+
+    def timed_renumber(asm):
+        start = time.process_time()
+        try:
+            return renumber(asm)
+        finally:
+            spent[0] += time.process_time() - start
+
+    wmma_banks.renumber = timed_renumber
     best = {True: [], False: []}
-    print(f"{'':40} {'wall ms: off':>12} {'on':>7} {'cpu ms: off':>12} {'on':>7}")
+    shares = []
+    print(f"{'':40} {'wall ms: off':>12} {'on':>7} {'cpu ms: off':>12} {'on':>7} "
+          f"{'renumber':>9}")
     for arch in ("gfx1100", "gfx1201"):
         for g, m, n, k, t in shapes:
             times = {True: [], False: []}
+            own = []
             for _ in range(repeat):
                 for on in (False, True):
                     wmma_banks.ENABLED = on
+                    spent[0] = 0.0
                     w, c = time.perf_counter(), cpu_seconds()
                     compile_gemm(arch, g=g, m=m, n=n, k=k, in_type=t)
                     times[on].append((time.perf_counter() - w, cpu_seconds() - c))
+                    if on:
+                        own.append(spent[0])
             row = {on: (min(x[0] for x in v) * 1e3, min(x[1] for x in v) * 1e3)
                    for on, v in times.items()}
             for on in row:
                 best[on].append(row[on])
+            shares.append(min(own) * 1e3 / row[False][1])
             print(f"{arch} g={g} m={m} n={n} k={k} {t:5} {row[False][0]:12.1f} {row[True][0]:7.1f} "
-                  f"{row[False][1]:12.1f} {row[True][1]:7.1f}")
+                  f"{row[False][1]:12.1f} {row[True][1]:7.1f} {min(own) * 1e3:9.1f}")
+    wmma_banks.renumber = renumber
     for i, what in ((0, "wall"), (1, "cpu")):
         off = [x[i] for x in best[False]]
         on = [x[i] for x in best[True]]
         ratio = statistics.median(b / a for a, b in zip(off, on))
         print(f"{what}: median best {statistics.median(off):.1f} ms without, "
               f"{statistics.median(on):.1f} ms with accel-wmma-banks; median ratio {ratio:.3f}")
+    print(f"renumbering: median {statistics.median(shares):.1%} of the compile without the "
+          f"pass (CPU, best of {repeat}; largest {max(shares):.1%})")
+
+
+def ladder(every: int, offset: int) -> None:
+    misses, total = [], Counter()
+    print(f"{'':13} {'rungs':>6} {'on three banks':>15}  seconds")
+    for arch in ("gfx1100", "gfx1201"):
+        for in_type in ("f16", "bf16", "i8"):
+            good, _ = _ladder(get_arch(arch), in_type, in_type, None, None, 1)
+            rungs = [p.text for i, p in enumerate(good) if i % every == offset % every]
+            start, row = time.perf_counter(), Counter()
+            for config in rungs:
+                (kern,) = compile_gemm(arch, m=2048, n=2048, k=2048, in_type=in_type,
+                                       perf_config=config).kernels
+                colliding, wmmas = wmma_bank_collisions(kern.assembly)
+                row["good"] += colliding == 0 and wmmas > 0
+                if colliding or not wmmas:
+                    misses.append(f"  {arch} {in_type} {config}: {colliding} of {wmmas} collide | "
+                                  f"{kern.assembly.splitlines()[0]}")
+            total.update(row, rungs=len(rungs))
+            print(f"{arch} {in_type:5} {len(rungs):6} {row['good']:15}  "
+                  f"{time.perf_counter() - start:.0f}", flush=True)
+    print(f"all: {total['good']} of {total['rungs']} rungs with every v_wmma on three VGPR banks")
+    print("\n".join(misses))
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--latency", type=int, metavar="N",
                    help="time N compiles with and N without the pass per kernel instead")
+    p.add_argument("--ladder", action="store_true",
+                   help="compile the perf-config ladder through the pass instead")
+    p.add_argument("--every", type=int, default=1, help="with --ladder: every Nth rung")
+    p.add_argument("--offset", type=int, default=0, help="with --ladder: the first rung")
     args = p.parse_args()
     if args.latency:
         latency(args.latency)
+        return
+    if args.ladder:
+        ladder(args.every, args.offset)
         return
     rows: dict[tuple[str, str], Counter] = {}
     misses = []
@@ -120,8 +183,8 @@ def main() -> None:
                         misses.append(f"  {arch} {in_type} g={g} m={m} n={n} k={k} "
                                       f"{kern.metadata['perf_config']}: {colliding} of {wmmas} "
                                       f"collide | {kern.assembly.splitlines()[0]}")
-                row["waves changed"] += waves(kernels[True].metadata["vgprs"]) != \
-                    waves(kernels[False].metadata["vgprs"])
+                row["waves changed"] += waves(kernels[True].assembly) != \
+                    waves(kernels[False].assembly)
     print(f"{'':13} {'on three banks':>16} {'VGPRs (sum)':>13} {'waves':>7} "
           f"{'main-loop instrs':>18}")
     print(f"{'':13} {'before':>7} {'after':>8} {'before':>6} {'after':>6} {'changed':>7} "

@@ -94,6 +94,10 @@ class Kernel:
         self.lines = asm[start:end].split("\n")
         counts = re.findall(r"\.vgpr_count:\s+(\d+)", self.after)
         self.vgprs = int(counts[0]) if len(counts) == 1 else 0
+        # What the descriptor has the hardware allocate: LLVM sets it above the count
+        # used when something else (LDS) limits the waves (the fewest VGPRs they allow).
+        free = re.findall(r"\.amdhsa_next_free_vgpr (\d+)", self.after)
+        self.allocated = max(self.vgprs, int(free[0])) if len(free) == 1 else self.vgprs
         target = re.search(r"amdgcn-amd-amdhsa-[^\s\"]*-(gfx\w+)", asm)
         self.arch = target.group(1) if target else None
         # The hardware writes the work-item ids into v0 (.. v2) before the kernel runs.

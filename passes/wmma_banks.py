@@ -23,20 +23,23 @@ Kept fixed or respected:
   - kernels with v_movrel*, v_swap*, v_permlane*, DPP or calls are left alone.
 Then each v_wmma atom gets a bank residue (a DSATUR search over the pairwise rules) and
 the atoms a start register (first fit over each register's live points, in the orders
-of STRATEGIES, until one layout keeps the kernel's waves per SIMD). The instruction
-stream is LLVM's, unchanged: the same instructions, waits and schedule, only other
-register numbers, so no main-loop instruction is added and nothing spills; the VGPR
-count may grow within the occupancy it has (the metadata says the new count).
+of STRATEGIES, until one layout keeps the kernel's waves per SIMD: the VGPRs its
+descriptor allocates, in LLVM's granule of 24, VGPR_GRANULE). The instruction stream is
+LLVM's, unchanged: the same instructions, waits and schedule, only other register
+numbers, so no main-loop instruction is added and nothing spills; the VGPR count may
+grow within the occupancy it has (the metadata says the new count).
 
 Assembling: the text becomes a gpu.module's `llvm.module_asm` and goes through
 gpu-module-to-binary, whose assembler and linker are the ones LLVM's own objects go
 through. LLVM appends the (empty) metadata note of that function-less module after the
 kernel's; it is cut off (`_drop_empty_metadata_note`), leaving one metadata note.
 
-Limit, measured (benchmarks/bench_wmma_banks.py): 81 of 84 kernels have every v_wmma on
-three banks. The other three (gfx1100 i8, 95 and 90 of the 96 VGPRs that keep their 16
-waves) have no layout on three banks found within that; they are left as allocated,
-their assembly's first line saying why.
+Limit, measured (benchmarks/bench_wmma_banks.py): all 84 kernels selection picks for
+its shapes have every v_wmma on three banks, and 2058 of the 2068 rungs of the
+perf-config ladder (`--ladder`, 2048^3). The ten left, gfx1100 f16 and bf16 rungs of
+five configs whose operands are all 8 VGPRs and whose allocation LLVM left within 7
+VGPRs of the occupancy's limit, have no layout found within that; they are left as
+allocated, their assembly's first line saying why.
 
 Switching off: `ENABLED = False` restores plain gpu-module-to-binary; it is off on
 arches without WMMA, and a kernel whose WMMAs already sit on three banks (a future
@@ -45,7 +48,6 @@ LLVM's allocation) is assembled as LLVM printed it.
 
 from __future__ import annotations
 
-import random
 import re
 import struct
 from dataclasses import dataclass
@@ -66,8 +68,6 @@ E32_HALF_LIMIT = 128
 # Residue searches give up after this many assignments (the largest kernels measured
 # need a few hundred; a bound keeps a pathological one from stalling a compile).
 SEARCH_LIMIT = 20000
-# Random restarts of the layout after the measured strategies (see _plan).
-RESTARTS = 16
 
 # D, A, B and, when a VGPR tuple, C (src2; accel's kernels accumulate in place, C = D).
 # (Instructions are a tab and the mnemonic; a literal first lets the regex engine skip.)
@@ -110,19 +110,26 @@ def _vopd_slots(ops: list[list], k: int) -> list[tuple[list | None, int]]:
     return [(arg.get(0), 1), (arg.get(1), 3), (src1, 3)]
 
 
-def occupancy_budget(arch: str | None, vgprs: int) -> int:
-    """The most VGPRs a kernel may use and keep the occupancy `vgprs` give it: waves per
-    SIMD = simd_regs_per_lane // VGPRs rounded up to the allocation granule, 8 or 16
-    registers (both are assumed, so the budget holds whichever the chip uses)."""
-    if arch not in ARCHES or vgprs <= 0:
-        return vgprs
+# The VGPR allocation granule of wave32 on gfx11/gfx12 with 1536 VGPRs per lane (LLVM's
+# getVGPRAllocGranule with Feature1_5xVGPRs). LLVM's descriptors show it: where LDS limits
+# the waves, .amdhsa_next_free_vgpr is the fewest VGPRs that allow no more of them, and
+# all 679 such counts among 2167 gfx1100/gfx1201 kernels measured (the ladder's rungs and
+# the selected ones) are 24k + 1, from 97 to 241.
+VGPR_GRANULE = 24
+
+
+def occupancy_budget(arch: str | None, allocated: int) -> int:
+    """The most VGPRs a kernel may use and keep the waves per SIMD that `allocated` (its
+    descriptor's count) give it: simd_regs_per_lane // VGPRs rounded up to the granule."""
+    if arch not in ARCHES or allocated <= 0:
+        return allocated
     a = ARCHES[arch]
 
-    def waves(n, granule):
-        return min(a.max_waves_per_simd, a.simd_regs_per_lane // (-(-n // granule) * granule))
+    def waves(n):
+        return min(a.max_waves_per_simd,
+                   a.simd_regs_per_lane // (-(-n // VGPR_GRANULE) * VGPR_GRANULE))
 
-    return max(n for n in range(vgprs, MAX_VGPRS + 1)
-               if all(waves(n, g) == waves(vgprs, g) for g in (8, 16)))
+    return max(n for n in range(allocated, MAX_VGPRS + 1) if waves(n) == waves(allocated))
 
 
 def _constraints(kernel: Kernel):
@@ -173,28 +180,37 @@ def _layout_order(atoms: list[Atom], how: str, wmma_atoms: set[int],
                   residue: dict[int, int]) -> tuple[list[int], bool]:
     """The atoms to lay out, in order, and whether each keeps its own start when that is
     free. `wmma by bank`: only the v_wmma operands, around the rest where LLVM put it,
-    residue by residue, longest first; `all ...`: every value anew, those that e32
-    16-bit halves keep below v128 first, then by residue or by size."""
-    live = [sum(x.bit_count() for x in at.live) for at in atoms]
+    residue by residue, longest first; the others every value anew, those that e32
+    16-bit halves keep below v128 first: `all by size` longest first; `all by bank`
+    residue by residue, longest first, the last to die first (first fit in that order
+    colours a residue's tuples as intervals are coloured, in as many registers as the
+    most of them live at once); `wmma first, by birth` the v_wmma operands in the order
+    they come alive, then the rest."""
     if how == "wmma by bank":
         return sorted(wmma_atoms, key=lambda n: (residue[n], -atoms[n].length,
                                                  atoms[n].start)), False
     free = [n for n, at in enumerate(atoms) if not at.pinned]
     if how == "all by size":
+        live = [sum(x.bit_count() for x in at.live) for at in atoms]
         return sorted(free, key=lambda n: (atoms[n].limit == MAX_VGPRS, -atoms[n].length,
                                            -live[n], atoms[n].start)), True
-    limited_first = how == "limited, all by bank"
-    return sorted(free, key=lambda n: (limited_first and atoms[n].limit == MAX_VGPRS,
-                                       n not in residue, residue.get(n, 0), -atoms[n].length,
-                                       atoms[n].start)), False
+    if how == "all by bank":
+        return sorted(free, key=lambda n: (atoms[n].limit == MAX_VGPRS, n not in residue,
+                                           residue.get(n, 0), -atoms[n].length,
+                                           -max(x.bit_length() for x in atoms[n].live))), False
+    born = {n: min((x & -x).bit_length() for x in atoms[n].live if x) for n in free}
+    return sorted(free, key=lambda n: (atoms[n].limit == MAX_VGPRS, n not in residue, born[n],
+                                       -atoms[n].length)), False
 
 
 # (residue search, layout) in the order tried, until one keeps the occupancy. Measured
-# over the 91 kernels of benchmarks/bench_wmma_banks.py and test_wmma_banks.py: the
-# first three lay out 60, 76 and 66 of them alone (the cheap partial layout first), the
-# four 85; the other six have no slack (LLVM's count is the occupancy's limit).
-STRATEGIES = (("links", "wmma by bank"), ("links", "limited, all by bank"),
-              ("size", "all by size"), ("size", "all by bank"))
+# over 2167 kernels (the 99 of benchmarks/bench_wmma_banks.py and test_wmma_banks.py, the
+# 2068 rungs of the perf-config ladder at 2048^3), how many each lays out alone: the
+# cheap partial layout 1775, `all by bank` 2137, `size` ranked `all by size` 2119,
+# `wmma first, by birth` 2068; tried in this order they lay out 1775, 363, 14 and 5
+# (10 none).
+STRATEGIES = (("links", "wmma by bank"), ("links", "all by bank"), ("size", "all by size"),
+              ("links", "wmma first, by birth"))
 
 
 def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
@@ -202,39 +218,19 @@ def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
     then uses."""
     values, wmma_atoms, pairs, links = _constraints(kernel)
     atoms = values.atoms
-    budget = occupancy_budget(kernel.arch, kernel.vgprs) if kernel.vgprs else MAX_VGPRS
+    budget = occupancy_budget(kernel.arch, kernel.allocated) if kernel.vgprs else MAX_VGPRS
     residues: dict[str, dict[int, int]] = {}
-
-    def residues_by(ranking: str) -> dict[int, int]:
+    for ranking, how in STRATEGIES:
         if ranking not in residues:
             residues[ranking] = _residues(atoms, wmma_atoms, pairs, ranking)
-        return residues[ranking]
-
-    for ranking, how in STRATEGIES:
-        residue = residues_by(ranking)
+        residue = residues[ranking]
         order, keep = _layout_order(atoms, how, wmma_atoms, residue)
         found = _layout(atoms, order, residue, links, budget, keep)
         if found:
             return (values,) + found
-    # Random restarts of the by-bank order, from a fixed seed (the result stays a function
-    # of the text): ties broken at random, every third one's sizes blurred. Of the six
-    # kernels measured that the strategies leave, they lay out two at the 3rd try and one
-    # at the 43rd; RESTARTS = 16 bounds what a kernel they cannot lay out pays (16
-    # layouts, 2-4 ms each).
-    rng = random.Random(0)
-    free = [n for n, at in enumerate(atoms) if not at.pinned]
-    for trial in range(RESTARTS):
-        residue = residues_by(("links", "size")[trial % 2])
-        noise = {n: rng.random() for n in free}
-        blur, shuffle, keep = (trial // 2) % 3 == 0, (trial // 2) % 2 == 1, (trial // 2) % 4 == 1
-        order = sorted(free, key=lambda n: (
-            atoms[n].limit == MAX_VGPRS, n not in residue, residue.get(n, 0),
-            -atoms[n].length + 2 * noise[n] * blur, noise[n] if shuffle else atoms[n].start))
-        found = _layout(atoms, order, residue, links, budget, keep)
-        if found:
-            return (values,) + found
     raise Refused(f"no layout on three banks within {budget} VGPRs (LLVM's "
-                   f"{kernel.vgprs} and the registers that keep its occupancy)")
+                   f"{kernel.vgprs}, {kernel.allocated} allocated, and the registers that "
+                   f"keep its occupancy)")
 
 
 def _residues(atoms: list[Atom], moved: set[int], pairs, ranking: str) -> dict[int, int]:
@@ -242,31 +238,37 @@ def _residues(atoms: list[Atom], moved: set[int], pairs, ranking: str) -> dict[i
     differ in the bits of its mask; the atoms that stay keep theirs. Depth first, the
     atom with the fewest residues left next (DSATUR), each atom's own residue first."""
     domain = {n: set(range(BANKS)) for n in moved}
-    links: dict[int, list] = {}
+    degree: dict[int, int] = {}          # atom -> how many pairs it is in
+    between: dict[tuple[int, int], list] = {}
     for (x, ox), (y, oy), mask in pairs:
-        for n in (x, y):
-            links.setdefault(n, []).append(((x, ox), (y, oy), mask))
+        degree[x] = degree.get(x, 0) + 1
+        degree[y] = degree.get(y, 0) + 1
+        between.setdefault((x, y), []).append((ox, oy, mask))
+        between.setdefault((y, x), []).append((oy, ox, mask))
+    neighbours: dict[int, list[int]] = {}
+    for n, m in between:
+        neighbours.setdefault(n, []).append(m)
+    ruled_out: dict[tuple[int, int, int], set[int]] = {}
 
     def conflicts(n: int, v: int, m: int) -> set[int]:
         """The residues of atom m that a residue v of atom n rules out."""
-        out = set()
-        for (x, ox), (y, oy), mask in links[n]:
-            if {x, y} != {n, m}:
-                continue
-            on, om = (ox, oy) if x == n else (oy, ox)
-            out |= {w for w in range(BANKS) if (w + om) & mask == (v + on) & mask}
-        return out
+        key = (n, v, m)
+        if key not in ruled_out:
+            ruled_out[key] = {w for on, om, mask in between[n, m] for w in range(BANKS)
+                              if (w + om) & mask == (v + on) & mask}
+        return ruled_out[key]
 
-    for n in links:
+    for n in degree:
         if n not in moved:
-            for m in {z for (x, _), (y, _), _ in links[n] for z in (x, y)} & moved:
-                domain[m] -= conflicts(n, atoms[n].start % BANKS, m)
+            for m in neighbours[n]:
+                if m in moved:
+                    domain[m] -= conflicts(n, atoms[n].start % BANKS, m)
     # Among the atoms with as many residues left, those hardest to move elsewhere first,
     # so they keep their own: the ones kept below v128, then the longest, longest-lived
     # (accumulators: 16 of them fill v1..v128 in one kernel measured, their only layout).
     rank = {n: (atoms[n].limit == MAX_VGPRS, -atoms[n].length,
                 -sum(x.bit_count() for x in atoms[n].live), n) if ranking == "size" else
-            (-len(links.get(n, ())), n) for n in moved}
+            (-degree.get(n, 0), n) for n in moved}
     q: dict[int, int] = {}
     steps = 0
 
@@ -284,7 +286,7 @@ def _residues(atoms: list[Atom], moved: set[int], pairs, ranking: str) -> dict[i
             q[n] = v
             trail = []
             ok = True
-            for m in {z for (x, _), (y, _), _ in links.get(n, ()) for z in (x, y)}:
+            for m in neighbours.get(n, ()):
                 if m in domain and m not in q:
                     cut = domain[m] & conflicts(n, v, m)
                     domain[m] -= cut
