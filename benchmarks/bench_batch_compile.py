@@ -5,6 +5,7 @@
                                              [--iree-compile PATH/TO/iree-compile]
 
 Times whole `accel-compile` processes (start-up included) on:
+  * the start-up alone: `--help`, and the interpreter with the compiler imported;
   * one GEMM, cold (empty cache): seed 001's gfx942 GEMM and a 4096^3 GEMM whose perf
     config is chosen; best and median of `--repeat` runs;
   * 100 distinct model GEMMs (LLaMA-7B and BERT projections at several token counts,
@@ -15,8 +16,9 @@ Times whole `accel-compile` processes (start-up included) on:
     IREE's own parallelism), when `--iree-compile` names it or it is on PATH (the
     `iree-base-compiler` PyPI package has it; it is no dependency of accel, so install it
     anywhere, say a throwaway venv), and the ratio of the two cold batch times.
-CPU time (user + system of the processes) is printed beside wall time: on a machine
-shared with other jobs the wall time includes waiting for a core.
+CPU time (user + system of the processes, -j's worker processes included) is printed
+beside wall time: on a machine shared with other jobs the wall time includes waiting for
+a core.
 
 Python caches compiled bytecode of an installed package; a checkout run with
 PYTHONDONTWRITEBYTECODE (as this project's development environment sets) compiles
@@ -69,9 +71,27 @@ def model_gemms() -> list[dict]:
     return [{"arch": arch, **g} for arch, share in ARCH_SHARE for g in t[share]]
 
 
-def run(cmd: list[str], env: dict, check: bool = True,
-        failed_is_none: bool = False) -> tuple[float, float] | None:
-    """(wall, CPU) seconds of one process; None if it failed and `failed_is_none`."""
+# Runs a command as a child subreaper (Linux prctl PR_SET_CHILD_SUBREAPER = 36) and waits
+# for every process it leaves: -j's workers are children of multiprocessing's forkserver,
+# which outlives the tool and is nobody's child, so their CPU time reaches no rusage
+# otherwise. The wrapper's own start (~15 ms CPU) is counted with them.
+_REAP_ALL = ("import ctypes, os, subprocess, sys\n"
+             "ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)\n"
+             "rc = subprocess.call(sys.argv[1:])\n"
+             "while True:\n"
+             "    try:\n"
+             "        os.wait()\n"
+             "    except ChildProcessError:\n"
+             "        break\n"
+             "sys.exit(rc)\n")
+
+
+def run(cmd: list[str], env: dict, check: bool = True, failed_is_none: bool = False,
+        every_process: bool = False) -> tuple[float, float] | None:
+    """(wall, CPU) seconds of one process (`every_process`: and of every process it
+    started, workers included); None if it failed and `failed_is_none`."""
+    if every_process and sys.platform.startswith("linux"):
+        cmd = [sys.executable, "-c", _REAP_ALL, *cmd]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -130,6 +150,16 @@ def main() -> None:
               f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}; "
               f"bytecode: {'as the environment has it' if args.as_is else 'cached'}")
 
+        # What a cold one-GEMM run spends before its compile: the tool's start (--help
+        # answers without the bindings) and loading the compiler, as the tool loads it.
+        for name, cmd in (("accel-compile --help", [tool, "--help"]),
+                          ("start-up with the compiler loaded",
+                           [sys.executable, "-c", "import accel.tools.accel_compile, "
+                                                  "accel.batch_compile"])):
+            runs = [run(cmd, env) for _ in range(args.repeat)]
+            print(f"{name}: wall best {min(r[0] for r in runs):.3f} s; CPU median "
+                  f"{statistics.median(r[1] for r in runs):.3f} s")
+
         for name, flags in (("seed 001 gfx942", SEED_001), ("4096^3 gfx1100", PLAIN_4096)):
             one: dict[str, list[tuple[float, float]]] = {}
             for _ in range(args.repeat):
@@ -163,14 +193,12 @@ def main() -> None:
                     cache = tempfile.mkdtemp(dir=work, prefix="cache-")
                     cold.setdefault((label, jobs), []).append(run(
                         [exe, "--batch", listing, "-j", str(jobs), "--cache-dir", cache,
-                         "-o", out], env))
+                         "-o", out], env, every_process=True))
                     outputs[(label, jobs)], caches[(label, jobs)] = out, cache
         for (label, jobs), runs in cold.items():
             walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
-            # Worker processes are the forkserver's children, not the tool's: their CPU
-            # time is not in the tool's rusage.
             cpu_text = (f"CPU median {statistics.median(cpus) / n * 1e3:.1f} ms a kernel"
-                        if jobs == 1 else "CPU of the workers not counted")
+                        + (" (the workers' with the tool's)" if jobs > 1 else ""))
             print(f"{label}: {n} GEMMs, cold -j {jobs}: wall best {min(walls) / n * 1e3:.1f} ms "
                   f"a kernel, median {statistics.median(walls) / n * 1e3:.1f} ms "
                   f"({len(runs)} runs); {cpu_text}"

@@ -1,6 +1,6 @@
 """Compile latency per GEMM kernel: accel.gemm -> ELF code object, in-process.
 
-    python benchmarks/bench_compile.py [--repeat 5] [--assembly]
+    python benchmarks/bench_compile.py [--repeat 5] [--assembly] [--stages]
 
 Times `accel.api.compile_gemm` (perf-config selection, codegen, ROCDL lowering, LLVM
 backend, link) per shape and arch after one warm-up compile per arch, so process start
@@ -15,6 +15,14 @@ the compiler does the same work every time, so the fastest repeat is its latency
 and the rest is the neighbours' load (the `timeit` convention). The median of the
 repeats is printed beside it, and CPU time (this process and the linker it starts)
 beside wall time.
+
+`--stages` prints where each kernel's CPU time goes instead, a stage at a time (best
+of N each, the library's steps run one by one): the module text with perf-config
+selection, parse and Kernel IR (accel's passes and codegen), each upstream pass of the
+kernel lowering on its own, the LLVM backend to assembly alone (gpu-module-to-binary
+format=isa: translation, LLVM's middle end, the AMDGPU backend, the assembly print),
+and the serialization as the library runs it (the backend again, plus assembling and
+linking, and on WMMA chips accel-wmma-banks), with the ld.lld link's own CPU.
 """
 
 from __future__ import annotations
@@ -24,8 +32,12 @@ import resource
 import statistics
 import time
 
-from accel.api import compile_gemm
+from accel.api import compile_gemm, gemm_module_text, shared_context
+from accel.bindings import ir
 from accel.passes import wmma_banks
+from accel.pipelines.kernel import LLVM_ASSEMBLY, KernelPipeline, kernel_lowering
+from accel.pipelines.serialize import serialize
+from accel.pipelines.textual import UpstreamSegment, run_steps, split_top_level
 
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
 # (g, m, n, k, in_type): model-like shapes, ragged ones, a batched one, seed 001's.
@@ -45,8 +57,13 @@ def main() -> None:
     p.add_argument("--assembly", action="store_true", help="also produce the assembly")
     p.add_argument("--without-wmma-banks", action="store_true",
                    help="serialize as LLVM allocated (wmma_banks.ENABLED = False): the before")
+    p.add_argument("--stages", action="store_true",
+                   help="print each stage's CPU time per kernel instead of whole compiles")
     args = p.parse_args()
     wmma_banks.ENABLED = not args.without_wmma_banks
+    if args.stages:
+        stages(args.repeat, args.assembly)
+        return
     for arch in ARCHES:  # warm-up: bindings, linker shim, each target's first use
         compile_gemm(arch, m=64, n=64, k=64, assembly=args.assembly)
     rows = {"best": [], "median": [], "best cpu": [], "median cpu": []}
@@ -72,6 +89,76 @@ def main() -> None:
           f"median {med['median cpu']:.1f})")
     print(f"median compile latency per kernel: {med['best']:.1f} ms (best of {args.repeat}; "
           f"target <= 100 ms)")
+
+
+def lowering_passes(arch: str) -> list[str]:
+    """The kernel lowering's upstream passes, each a pipeline of its own (nested ones
+    inside their gpu.module)."""
+    out = []
+    for element in split_top_level(kernel_lowering(arch)):
+        if element.startswith("gpu.module(") and element.endswith(")"):
+            out += [f"gpu.module({p})" for p in split_top_level(element[len("gpu.module("):-1])]
+        else:
+            out.append(element)
+    return out
+
+
+def stages(repeat: int, assembly: bool) -> None:
+    """Per kernel, the best CPU time of each stage of `compile_gemm`, run one by one."""
+    for arch in ARCHES:  # warm-up, as for whole compiles
+        compile_gemm(arch, m=64, n=64, k=64, assembly=assembly)
+    names = ["text+select", "kernel IR"]
+    passes = {arch: lowering_passes(arch) for arch in ARCHES}
+    short = [p.split("(")[-1].split("{")[0].rstrip(")").replace("convert-", "")
+             for p in passes[ARCHES[0]]]
+    names += short + ["LLVM to ISA", "serialize", "of it ld.lld"]
+    print(f"{'':42} " + " ".join(f"{n:>{max(len(n), 6)}}" for n in names) + "  (ms CPU)")
+    rows = []
+    for arch in ARCHES:
+        pipeline = KernelPipeline(arch=arch)
+        for g, m, n, k, t in SHAPES:
+            best = [float("inf")] * len(names)
+            for _ in range(repeat):
+                times = []
+                with shared_context():
+                    start = cpu_seconds()
+                    text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=t, out_type=None,
+                                            trans_a=False, trans_b=False, a_layout="row",
+                                            b_layout="row", perf_config=None, accumulate=False)
+                    times.append(cpu_seconds() - start)
+                    start = cpu_seconds()
+                    module = ir.Module.parse(text)
+                    pipeline.to_kernel_ir(module)
+                    times.append(cpu_seconds() - start)
+                    for segment in passes[arch]:
+                        start = cpu_seconds()
+                        run_steps(module, [UpstreamSegment(segment, verify=False)])
+                        times.append(cpu_seconds() - start)
+                    lowered = str(module)
+                    isa_only = ir.Module.parse(lowered)
+                    start = cpu_seconds()
+                    run_steps(isa_only, [UpstreamSegment(LLVM_ASSEMBLY, verify=False)])
+                    times.append(cpu_seconds() - start)
+                    start, start_link = cpu_seconds(), children_cpu_seconds()
+                    serialize(module, assembly, pipeline)
+                    times += [cpu_seconds() - start, children_cpu_seconds() - start_link]
+                best = [min(b, x) for b, x in zip(best, times)]
+            rows.append(best)
+            print(f"{arch:8} g={g} m={m:<5} n={n:<6} k={k:<5} {t:5} "
+                  + " ".join(f"{v * 1e3:{max(len(nm), 6)}.1f}" for v, nm in zip(best, names)))
+    med = [statistics.median(col) for col in zip(*rows)]
+    print(f"{'median over ' + str(len(rows)) + ' kernels':42} "
+          + " ".join(f"{v * 1e3:{max(len(nm), 6)}.1f}" for v, nm in zip(med, names)))
+    # A compile is every stage but the separate ISA-only run; the link is inside serialize.
+    compile_stages = [i for i, nm in enumerate(names) if nm not in ("LLVM to ISA", "of it ld.lld")]
+    print(f"median of a compile's stages summed: "
+          f"{statistics.median(sum(r[i] for i in compile_stages) for r in rows) * 1e3:.1f} ms "
+          f"a kernel (assembly {'on' if assembly else 'off'})")
+
+
+def children_cpu_seconds() -> float:
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return kids.ru_utime + kids.ru_stime
 
 
 def cpu_seconds() -> float:

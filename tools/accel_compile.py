@@ -21,9 +21,9 @@ from accel.tools.interrupts import interruptible_start
 
 PROG = "accel-compile"
 
-# Only what --help and a bad flag need is imported here (numpy among it, ~0.1 s; a
-# Ctrl-C meanwhile is reported like one during the run): the compiler and the MLIR
-# bindings (~0.25 s) load when a kernel must be compiled (accel/batch.py).
+# Only what --help and a bad flag need is imported here (a Ctrl-C meanwhile is reported
+# like one during the run): the compiler and the MLIR bindings with numpy (~0.25 s)
+# load when a kernel must be compiled (accel/batch.py).
 with interruptible_start(PROG):
     import json
     import os
@@ -35,6 +35,13 @@ with interruptible_start(PROG):
     from accel.tools.cli_common import ArgumentParser, errors_in, read_input, run_cli
     from accel.tools.output_set import write_output_set
     from accel.tools.progress import TerminalProgress
+
+# numpy's OpenBLAS starts a thread per core at import, and those threads spin waiting
+# for work a compile never gives them (accel calls no BLAS): `import numpy` took
+# 0.18 s CPU against 0.10 s with one thread, CPU that a second core's compile (-j, or
+# a neighbour's) would have had. Set before the bindings load numpy, for this process
+# and the worker processes, which inherit the environment; a value the user set stays.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # Every element type some chip has an MMA instruction for (f16 bf16 i8 f32, the fp8s).
 IN_TYPES = tuple(dict.fromkeys(i.in_type for a in ARCHES.values() for i in a.mma))

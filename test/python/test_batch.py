@@ -460,6 +460,17 @@ def test_first_compile_loads_only_what_one_gemm_needs():
     assert run_python(probe) == "[]"
 
 
+@pytest.mark.parametrize("given,expected", [(None, "1"), ("3", "3")])
+def test_the_tool_gives_blas_one_thread_unless_told(given, expected):
+    # OpenBLAS's idle threads spin at numpy's import; a compile makes no BLAS call.
+    probe = ("import os\n"
+             + (f"os.environ['OPENBLAS_NUM_THREADS'] = {given!r}\n" if given else
+                "os.environ.pop('OPENBLAS_NUM_THREADS', None)\n")
+             + "import accel.tools.accel_compile\n"
+               "print(os.environ['OPENBLAS_NUM_THREADS'])")
+    assert run_python(probe) == expected
+
+
 def test_cli_batch_from_stdin(tmp_path):
     p = subprocess.run([sys.executable, "-m", "accel.tools.accel_compile", "--batch", "-",
                         "-j", "1", "-o", str(tmp_path)], input=json.dumps([SMALL]),
