@@ -82,6 +82,8 @@ class CostParams:
     lds_bytes_per_clock: int             # per CU
     load_latency: int                    # clocks from a global load's issue to its data
     sync_clocks: int                     # per k-tile: barriers, LDS store -> read latency
+    step_issue_clocks: int               # per tile and k-tile: the copy's and the loop's
+                                         # own instructions, issued on the MMA's SIMDs
     source: str
 
     def units(self, arch: ArchInfo) -> int:
@@ -105,7 +107,7 @@ COST_PARAMS: dict[str, CostParams] = {
         dram_bytes_per_clock=2524.0,  # 5.3 TB/s HBM3
         # ~570 ns to L2/MALL and back; over 800-2000 x 100-500 on origami's fit half the
         # agreement is flat (61-67% within 5%), these sit in the middle.
-        load_latency=1200, sync_clocks=500,
+        load_latency=1200, sync_clocks=100, step_issue_clocks=0,
         source="MI300X data sheet; CDNA3 ISA (4 SIMDs, 512 VGPR+AGPR per lane); "
                "bandwidth scaled from the gfx1100 calibration"),
     "gfx1100": CostParams(
@@ -124,7 +126,7 @@ COST_PARAMS: dict[str, CostParams] = {
         # k-step of a WGP's resident tiles leaves exposed. The rates do not move with
         # SYNC (the chip-wide term bounds them) and the orders hold over 400-1000;
         # origami's fit half agrees on 24/36 GEMMs at 800, 23 at 400.
-        load_latency=1850, sync_clocks=800,
+        load_latency=1600, sync_clocks=800, step_issue_clocks=128,
         source="Radeon PRO W7900 specs; RDNA3 ISA (2 SIMD32 per CU, 1536 VGPRs per "
                "lane); chip bandwidth calibrated to seed 000"),
     "gfx1201": CostParams(
@@ -136,7 +138,7 @@ COST_PARAMS: dict[str, CostParams] = {
         chip_bytes_per_clock=522.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
         dram_bytes_per_clock=215.0,  # 640 GB/s GDDR6
         # gfx1100's ~740 ns and ~320 ns at 2.97 GHz (no measurement of this part).
-        load_latency=2200, sync_clocks=950,
+        load_latency=2200, sync_clocks=950, step_issue_clocks=0,
         source="RX 9070 XT specs; RDNA4 like RDNA3 per CU; bandwidth scaled from the "
                "gfx1100 calibration"),
 }
@@ -265,20 +267,29 @@ def _step_terms(t: ConfigTerms, r: int) -> tuple[float, float, float, float]:
     step's work instead (`_step_clocks`)."""
     p = t.params
     transfer = r * t.global_bytes / (p.cu_bytes_per_clock * t.width)
-    return (r * t.flops / (t.mma_rate * min(1.0, r * t.num_waves / t.simds)),
+    return (r * (t.flops / (t.mma_rate * min(1.0, r * t.num_waves / t.simds))
+                 + p.step_issue_clocks),
             r * t.lds_traffic / (p.lds_bytes_per_clock * t.width),
             transfer,
             (p.load_latency + transfer) / max(t.depth, 1))
 
 
+def _chain(t: ConfigTerms, r: int) -> float:
+    """One tile's own serial chain through a k-step, with r tiles resident: its MMAs and
+    LDS reads (alone: it waits for no other tile's), the wait for its loads (after the
+    MMAs when nothing is loaded ahead), then its SYNC. A barrier stalls only its own
+    workgroup's waves, so the other resident tiles' work fills it."""
+    compute, lds, _, wait = _step_terms(t, r)
+    own = max(_step_terms(t, 1)[:2]) if r > 1 else max(compute, lds)
+    work = own + wait if t.depth == 0 else max(own, wait)
+    return work + t.params.sync_clocks
+
+
 def _step_clocks(t: ConfigTerms, r: int) -> float:
-    """One k-step of a round of r tiles: the largest of the overlapping limits plus one
-    SYNC; without loads ahead, the work of the step plus the wait for its loads."""
-    compute, lds, transfer, wait = _step_terms(t, r)
-    sync = t.params.sync_clocks
-    if t.depth == 0:
-        return max(compute, lds) + wait + sync
-    return max(compute, lds, transfer, wait) + sync
+    """One k-step of a round of r tiles: the unit's shared MMA, LDS and L2 pipes (r
+    tiles' work) or one tile's serial chain (`_chain`), whichever is longer."""
+    compute, lds, transfer, _ = _step_terms(t, r)
+    return max(compute, lds, transfer, _chain(t, r))
 
 
 def _clocks(t: ConfigTerms, out_type: str,
@@ -301,8 +312,9 @@ def _clocks(t: ConfigTerms, out_type: str,
         else:
             # The first k-tile's loads overlap nothing (a latency and their transfer
             # fill the pipeline) and the last k-tile waits for no further loads.
+            own = max(_step_terms(t, 1)[:2])
             body = (p.load_latency + transfer + (steps - 1) * _step_clocks(t, r)
-                    + max(compute, lds) + p.sync_clocks)
+                    + max(compute, lds, own + p.sync_clocks))
         return body + r * tile_out / unit_rate
 
     t_unit = (per_unit // resident) * round_time(resident)
@@ -340,12 +352,17 @@ def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
     grid = launch.grid_size
     terms = _step_terms(t, resident)
     sync = p.sync_clocks
+    chain = _chain(t, resident)
+    shared = terms[:3]
     if t_chip > t_unit:
         bound = "dram" if dram else "chip-bandwidth"
-    elif sync > max(terms):
-        bound = "sync"
+    elif chain > max(shared):
+        # One tile's own chain is the longer: name its largest part.
+        own = _step_terms(t, 1)[:2]
+        parts = {"compute": own[0], "lds": own[1], "latency": terms[3], "sync": sync}
+        bound = max(parts, key=parts.get)
     else:
-        bound = STEP_LIMITS[terms.index(max(terms))]
+        bound = STEP_LIMITS[shared.index(max(shared))]
     breakdown = {
         "grid": grid,
         "tiles_per_unit": per_unit,
@@ -359,9 +376,11 @@ def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
         "mma_eff": mma_efficiency(t.instr),
         "pipeline_depth": t.depth,
         "bound": bound,
-        # One k-step of a round of `resident` tiles, in clocks: the largest of the first
-        # four plus sync (cost_model's docstring).
-        "step_clocks": {**{k: round(v) for k, v in zip(STEP_LIMITS, terms)}, "sync": sync},
+        # One k-step of a round of `resident` tiles, in clocks: the largest of the
+        # shared pipes (compute, lds, global) and one tile's chain (its own work or the
+        # wait for its loads, plus sync; cost_model's docstring).
+        "step_clocks": {**{k: round(v) for k, v in zip(STEP_LIMITS, terms)}, "sync": sync,
+                        "chain": round(chain)},
         "unit_us": round(t_unit / (p.clock_ghz * 1e3), 3),
         "chip_us": round(t_chip / (p.clock_ghz * 1e3), 3),
     }
