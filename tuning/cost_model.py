@@ -107,7 +107,7 @@ COST_PARAMS: dict[str, CostParams] = {
         dram_bytes_per_clock=2524.0,  # 5.3 TB/s HBM3
         # ~570 ns to L2/MALL and back; over 800-2000 x 100-500 on origami's fit half the
         # agreement is flat (61-67% within 5%), these sit in the middle.
-        load_latency=1200, sync_clocks=100, step_issue_clocks=0,
+        load_latency=1200, sync_clocks=100, step_issue_clocks=64,
         source="MI300X data sheet; CDNA3 ISA (4 SIMDs, 512 VGPR+AGPR per lane); "
                "bandwidth scaled from the gfx1100 calibration"),
     "gfx1100": CostParams(
