@@ -349,3 +349,27 @@ def test_wide_tiles_only_where_they_win_clearly(arch_name, in_type):
         narrow = [c.score for c in ranked if max(c.config.m_per_block, c.config.n_per_block) < WIDE]
         assert not narrow or best.score * (1 + WIDE_MARGIN) <= min(narrow) * (1 + TIE) ** 2, \
             (shape, best.config)
+
+
+def test_resident_tiles_fill_each_others_barriers():
+    """A barrier stalls only its own workgroup: a second resident tile's MMAs run while
+    the first waits at its SYNC, so on gfx1100 (SYNC 800 clocks, a 128x128x64 tile's
+    MMAs 2048 + ISSUE) two tiles per WGP take less than one tile's time plus the
+    second's MMAs; the lone tile pays MMAs + SYNC every k-step."""
+    arch = get_arch("gfx1100")
+    p = params_for(arch)
+    one, two = GemmShape(1, 768, 1024, 4096), GemmShape(1, 768, 2048, 4096)   # 48, 96 tiles
+    cand = {}
+    for shape in (one, two):
+        cand[shape] = next(c for c in select(arch, "f16", "f16", shape).ranked
+                           if _tile(c.config)[:3] == (128, 128, 64)
+                           and str(c.config) == str(cand.get(one, c).config))
+    lone, pair = cand[one].breakdown, cand[two].breakdown
+    assert (lone["resident"], pair["resident"]) == (1, 2)
+    mma = lone["step_clocks"]["compute"]
+    assert mma > p.sync_clocks
+    steps = 4096 // 64
+    scale = p.clock_ghz * 1e3
+    added = (pair["unit_us"] - lone["unit_us"]) * scale
+    assert added < steps * (mma - 0.9 * p.sync_clocks), (added, steps, mma)
+    assert pair["step_clocks"]["compute"] >= pair["step_clocks"]["chain"]
