@@ -4,7 +4,8 @@
     python benchmarks/fit_cost_model.py --arch gfx1100 --set load_latency=1850,sync_clocks=800
 
 Searches a grid of the physical constants `tuning/cost_model.py` takes per chip (load
-latency, per-k-tile SYNC, what one CU pulls from L2, the chip's cache bandwidth) and
+latency, per-k-tile SYNC and ISSUE, what one CU pulls from L2, the chip's cache
+bandwidth as a factor of the current one) and
 scores each setting the way benchmarks/bench_selection.py does: on the GEMMs with M >= 32
 of the table's fit half, how many get a tile origami rates within 5% of its best, then the
 worst ratio, then the geometric mean ratio. It prints the best settings with the same
@@ -99,6 +100,11 @@ def measured_facts_hold() -> bool:
     return True
 
 
+def _row(table, gemms) -> str:
+    s = score(ratios(table, gemms))
+    return f"{-s[0]}/{len(gemms)} worst {s[1]:.2f} gmean {s[2]:.3f}"
+
+
 def parse_setting(text: str) -> dict:
     out = {}
     for item in text.split(","):
@@ -125,6 +131,10 @@ def main() -> None:
         test = [g for g in mine if held_out(g, gemms)]
         if args.set:
             settings = [parse_setting(args.set)]
+        elif args.top:
+            apply(arch_name, {})
+            print(f"{arch_name} as tuning/cost_model.py has it: fit "
+                  f"{_row(table, fit)}, held-out {_row(table, test)}")
         else:
             keys = list(GRID)
             settings = [dict(zip(keys, v)) for v in itertools.product(*GRID.values())]
