@@ -8,53 +8,72 @@ Origami's table (shared/data/origami_tiles.csv, see its README) gives a predicte
 every macro tile (mPerBlock x nPerBlock x K depth, MFMA size) on 61 model-like GEMMs per
 chip. For each GEMM this selects a perf config the way `accel-compile` does without one
 (output in the input type, as the table's), looks the chosen tile up in the table and
-prints, per chip: how many GEMMs with M >= 32 get a tile within 5% of origami's best,
-and the worst ratio (chosen tile's predicted time / best predicted time), with two
-readings of the gap (`mirror`, `physical`, below). Separately for
-the GEMMs the cost model's constants were fitted on and those held out of the fit
-(`held_out`: a fixed rule on the GEMM's position, so anyone can re-derive it). M <= 16
-is left out of the figures: the README says origami's times there are not credible.
+prints, per chip, how many GEMMs with M >= 32 get a tile within 5% of origami's best and
+the worst ratio (chosen tile's predicted time / best predicted time), three ways:
 
-Origami rates a narrow-M tile slower than its narrow-N mirror (gfx942 512^3: 16x64x128
-1.56x 64x16x128) because the table was made with origami's A contiguous along M and B
-along K: origami rounds A's M extent and B's K extent to 128-byte lines (rocm-libraries
-shared/origami, compute_memory_latency), so 16 rows of A cost a 64-row line's bytes.
-Accel's row-major A is contiguous along K and its B along N, so there the 16-column B
-tile is the one that fetches a 128-byte line for 32 bytes (`cost_model.fetched_bytes`:
-16x64x128 moves 20 KB a k-tile, 64x16x128 32 KB; origami's reading is the mirror). The
-`mirror` column counts a GEMM as agreeing when the chosen tile's mirror is within 5%,
-to show how much of the gap is that. Some of origami's best times are faster than the
-hardware allows: more than the datasheet MMA rate of the CUs the grid occupies (gfx942
-128x4096x11008 on 128x128x128: 32 workgroups at 2.4x what 32 CUs can do, i.e. a split
-K), or less than moving A, B and C once through DRAM; `physical` counts agreement over
-the others only. `--misses` prints, for each GEMM off by more than 5%, the cost model's
-reading of the chosen tile and of origami's (bound, grid, residency, pipeline depth,
-clocks per k-step), or why origami's tile was no candidate.
+  one kernel  the selector's tile (`select(...).best`), no split-K;
+  compiled    the tile accel-compile builds: split-K's choice (tuning/split_k.py) may be
+              another tile, split along K. Origami's best is often faster than one
+              kernel of it can be (below), i.e. origami splits K itself;
+  layout      compiled, for the GEMM stored as the table stores it. The table was made
+              with origami's A contiguous along M and B along K; origami rounds A's M
+              extent and B's K extent to 128-byte lines (rocm-libraries shared/origami,
+              compute_memory_latency), so 16 rows of A cost a 64-row line's bytes and it
+              rates a narrow-M tile slower than its narrow-N mirror (gfx942 512^3:
+              16x64x128 1.56x 64x16x128). Accel's row-major A is contiguous along K and
+              its B along N, where the 16-column B tile is the one that fetches a
+              128-byte line for 32 bytes (`cost_model.fetched_bytes`). Those operands
+              are C^T = B^T A^T's, so accel's tile for the GEMM (G, N, M, K), mirrored,
+              is its choice for the table's data.
 
-Figures (f16/bf16, C in the input type), within 5% of origami's best / worst ratio /
-physical (07ff0fb's tuning/ has no DRAM bandwidth to read it by, so its column lacks
-it); each column is this script run against that commit's tuning/ (an export of the
-commit first on PYTHONPATH):
+Separately for the GEMMs the cost model's constants were fitted on and those held out of
+the fit (`held_out`: a fixed rule on the GEMM's position, so anyone can re-derive it;
+benchmarks/fit_cost_model.py searches the constants). M <= 16 is left out: the README
+says origami's times there are not credible. Some of origami's best times are faster
+than the hardware allows: more than the datasheet MMA rate of the CUs the grid occupies
+(gfx942 128x4096x11008 on 128x128x128: 32 workgroups at 2.4x what 32 CUs can do, i.e. a
+split K), or less than moving A, B and C once through DRAM; `physical` counts the
+compiled reading's agreement over the others only. `--misses` prints, for each GEMM off
+by more than 5% (one kernel), the cost model's reading of the chosen tile and of
+origami's (bound, grid, residency, pipeline depth, clocks per k-step), or why origami's
+tile was no candidate.
 
-  chip     set       07ff0fb          7313fbf (main)           this branch
-  gfx942   fit       0/36 ( 0%) 9.14  22/36 (61%) 2.08 21/33  20/36 (56%) 2.08 19/33
-  gfx942   held-out  0/17 ( 0%) 9.71   7/17 (41%) 3.36  7/14   7/17 (41%) 3.36  7/14
-  gfx1100  fit       4/36 (11%) 3.17  16/36 (44%) 2.26 11/30  24/36 (67%) 1.76 19/30
-  gfx1100  held-out  2/17 (12%) 3.04   5/17 (29%) 1.94  5/16   7/17 (41%) 1.72  7/16
-  gfx1201  fit       2/36 ( 6%) 2.43  19/36 (53%) 2.11 16/33  17/36 (47%) 1.69 14/33
-  gfx1201  held-out  2/17 (12%) 1.97   7/17 (41%) 1.94  6/15   5/17 (29%) 1.94  4/15
+Figures (f16/bf16, C in the input type): within 5% of origami's best / worst ratio, each
+column this script run against that commit's tuning/ (an export of the commit first on
+PYTHONPATH), load average 8-10:
 
-Against 7313fbf: gfx942 loses 4096^3 (f16, bf16) and 4095^2x1024 to 128x256x64 (1.11x
-origami's 256x256x64), because accel's 256x256 tile on gfx942 loads nothing ahead
-(passes/plan_kernel.py: its 128x128 wave tile's accumulators fill half the registers)
-and now pays its load latency every k-step; gfx1201 loses four DRAM-bound 64-128 x
-11008-12288 x 4096 GEMMs, where the model ties 256- and 128-wide tiles at the DRAM
-floor and the 256-wide one must win by WIDE_MARGIN (tuning/selection.py).
+  chip     set       reading     441d660 (main)     this branch
+  gfx942   fit       one kernel  20/36 (56%) 2.08   20/36 (56%) 2.08
+                     compiled    22/36 (61%) 1.69   21/36 (58%) 1.49
+                     layout      23/36 (64%) 1.69   23/36 (64%) 1.69
+  gfx942   held-out  one kernel   7/17 (41%) 3.36    7/17 (41%) 3.36
+                     compiled     9/17 (53%) 3.36    9/17 (53%) 3.36
+                     layout      12/17 (71%) 3.36   13/17 (76%) 3.36
+  gfx1100  fit       one kernel  24/36 (67%) 1.76   24/36 (67%) 1.69
+                     compiled    24/36 (67%) 1.76   24/36 (67%) 1.69
+                     layout      24/36 (67%) 1.76   23/36 (64%) 1.68
+  gfx1100  held-out  one kernel   7/17 (41%) 1.72   10/17 (59%) 1.50
+                     compiled     7/17 (41%) 1.97   10/17 (59%) 1.50
+                     layout       7/17 (41%) 1.97   10/17 (59%) 1.44
+  gfx1201  fit       one kernel  17/36 (47%) 1.69   17/36 (47%) 1.69
+                     compiled    17/36 (47%) 1.69   17/36 (47%) 1.69
+                     layout      18/36 (50%) 1.69   18/36 (50%) 1.69
+  gfx1201  held-out  one kernel   5/17 (29%) 1.94    5/17 (29%) 1.94
+                     compiled     4/17 (24%) 1.94    4/17 (24%) 1.94
+                     layout       4/17 (24%) 1.94    4/17 (24%) 1.94
 
-On RDNA the two models count different units: origami a CU, accel (and its code
-objects, which run in WGP mode) a WGP, which seed 000's W7900 timings support (see
-tuning/cost_model.py): origami favours tiles that give every CU a workgroup, accel
-every WGP.
+What the misses are (`--list`, `--misses`), none of which a per-chip constant moves
+(fit_cost_model.py is flat over them): on RDNA origami counts CUs where accel's code
+objects run in WGP mode (a workgroup of 4+ waves spreads over the WGP's four SIMDs) and
+fill WGPs, which seed 000's W7900 timings support (tuning/cost_model.py): origami
+favours tiles that give every CU a workgroup (gfx1100 384x768x768: 64x64x128, 72
+workgroups on 96 CUs, against accel's 128x64x128, 36 on 48 WGPs); on gfx942 origami
+charges a K that the k-tile does not divide far beyond the padded work (4096x320x320:
+128x64x128 3.4x 128x64x64 for 20% more MMA work), counts K/kPerBlock - 1 main-loop
+iterations, so K = 64 is as cheap on a 32-deep tile as on a 64-deep one (8x512x512x64:
+128x64x32), and its 256x256x64 beats accel's 128x256x64 on 4096^3 by 1.11x, where
+accel's 256x256 tile loads nothing ahead (passes/plan_kernel.py: its 128x128 wave tile's
+accumulators fill half the registers) and must win by WIDE_MARGIN (tuning/selection.py).
 
 `--timing` prints instead the milliseconds selection takes per shape.
 """
@@ -72,6 +91,7 @@ from accel.dialect.gemm import GemmShape
 from accel.target.database import get_arch
 from accel.tuning.cost_model import params_for
 from accel.tuning.selection import select
+from accel.tuning.split_k import choose_split_k
 
 # The table lives beside the repository (shared/data/), not in it: the first such
 # folder above this file.
@@ -97,57 +117,85 @@ def held_out(gemm: tuple, gemms: list[tuple]) -> bool:
     return same_chip.index(gemm) % 3 == 2
 
 
-def chosen_tile(arch_name: str, gemm: tuple):
+def chosen_tile(arch_name: str, gemm: tuple, compiled: bool = False):
+    """(the table's key of the tile accel chooses, the Selection): the selector's one-kernel
+    choice, or with `compiled` the tile accel-compile builds (split-K's choice,
+    tuning/split_k.py, which keeps the tile and its depth and adds K slices)."""
     _, in_type, g, m, n, k = gemm
     sel = select(get_arch(arch_name), in_type, in_type, GemmShape(g, m, n, k))
-    c = sel.best
+    c = choose_split_k(sel) if compiled else sel.best
     mi = c.mn_per_xdl if arch_name == "gfx942" else 16
     return (c.m_per_block, c.n_per_block, c.k_per_block, mi), sel
 
 
+def same_layout_tile(arch_name: str, gemm: tuple) -> tuple:
+    """The tile accel-compile builds for the table's GEMM stored as origami stored it:
+    C^T = B^T A^T, whose left operand (B^T, N x K) is contiguous along K and right one
+    (A^T, K x M) along M, as accel's row-major A and B are. Its tile, mirrored, is read
+    as the table's mPerBlock x nPerBlock."""
+    _, in_type, g, m, n, k = gemm
+    (tm, tn, tk, mi), _ = chosen_tile(arch_name, (arch_name, in_type, g, n, m, k), True)
+    return tn, tm, tk, mi
+
+
+READINGS = ("one kernel", "compiled", "layout")
+
+
+def readings(table, gemm) -> dict[str, tuple]:
+    """{reading: (chosen tile, its time over origami's best)} for one GEMM."""
+    arch_name = gemm[0]
+    tiles = table[gemm]
+    best = min(tiles.values())
+    chosen = {"one kernel": chosen_tile(arch_name, gemm)[0],
+              "compiled": chosen_tile(arch_name, gemm, True)[0],
+              "layout": same_layout_tile(arch_name, gemm)}
+    return {r: (t, tiles.get(t, float("inf")) / best) for r, t in chosen.items()}
+
+
 def agreement(table, arch_filter=None, listing=False):
     gemms = sorted(table)
-    rows = defaultdict(list)   # (arch, set) -> [(ratio, gemm, chosen, best)]
+    rows = defaultdict(list)   # (arch, set) -> [(gemm, origami's best, readings, beyond)]
     for gemm in gemms:
         arch_name, m = gemm[0], gemm[3]
         if arch_filter and arch_name != arch_filter:
             continue
         tiles = table[gemm]
         best_tile = min(tiles, key=lambda t: (tiles[t], t))
-        tile, _ = chosen_tile(arch_name, gemm)
-        ratio = tiles[tile] / tiles[best_tile] if tile in tiles else float("inf")
-        mirror = (tile[1], tile[0], tile[2], tile[3])
-        mirrored = tiles[mirror] / tiles[best_tile] if mirror in tiles else float("inf")
         part = "held-out" if held_out(gemm, gemms) else "fit"
         rows[(arch_name, part if m >= 32 else "M<=16")].append(
-            (ratio, gemm, tile, best_tile, mirrored, beyond_peak(gemm, best_tile, tiles)))
-    print("mirror: within 5% when the chosen tile is read as nPerBlock x mPerBlock (origami "
-          "rates narrow-M tiles slower than their narrow-N mirrors; accel's row-major B makes "
-          "narrow N the one that wastes cache lines)")
-    print("physical: within 5% over the GEMMs whose origami best runs its active CUs at most "
-          "at their datasheet MMA rate (the others need split-K, which the table's one-kernel "
-          "tiles leave out) and "
-          "takes at least the time to move A, B and C once through DRAM")
-    print(f"{'arch':<8} {'set':<9} {'GEMMs':>5} {'within 5%':>10} {'worst':>6} {'mirror':>6} "
-          f"{'physical':>10}  worst GEMM")
+            (gemm, best_tile, readings(table, gemm), beyond_peak(gemm, best_tile, tiles)))
+    print("per reading: GEMMs within 5% of origami's best / the worst ratio")
+    print("  one kernel: the selector's tile, no split-K (tuning/selection.py)")
+    print("  compiled:   the tile accel-compile builds (split-K chosen as compile_gemm does)")
+    print("  layout:     compiled, for the GEMM stored as origami's table stores it (C^T = "
+          "B^T A^T, tile mirrored)")
+    print("physical: 'compiled' over the GEMMs whose origami best runs its active CUs at most "
+          "at their datasheet MMA rate and takes at least the time to move A, B and C once "
+          "through DRAM")
+    print(f"{'arch':<8} {'set':<9} {'GEMMs':>5} " + " ".join(f"{r:>16}" for r in READINGS)
+          + f" {'physical':>9}  worst compiled GEMM")
     for (arch_name, part), rs in sorted(rows.items()):
         if part == "M<=16":
             continue
-        good = sum(r[0] <= 1.05 for r in rs)
-        either = sum(min(r[0], r[4]) <= 1.05 for r in rs)
-        possible = [r for r in rs if not r[5]]
-        good_possible = sum(r[0] <= 1.05 for r in possible)
-        worst = max(rs)
-        g = worst[1]
-        print(f"{arch_name:<8} {part:<9} {len(rs):>5} {good:>4} ({good / len(rs):>4.0%}) "
-              f"{worst[0]:>6.2f} {either / len(rs):>6.0%} {good_possible:>4}/{len(possible):<5} "
-              f"{g[1]} {g[2]}x{g[3]}x{g[4]}x{g[5]}: {_t(worst[2])} vs {_t(worst[3])}")
+        cells = []
+        for reading in READINGS:
+            ratios = [r[2][reading][1] for r in rs]
+            good = sum(x <= 1.05 for x in ratios)
+            cells.append(f"{good:>3} ({good / len(rs):>4.0%}) {max(ratios):>5.2f}")
+        possible = [r for r in rs if not r[3]]
+        good_possible = sum(r[2]["compiled"][1] <= 1.05 for r in possible)
+        gemm, best_tile, worst, _ = max(rs, key=lambda r: r[2]["compiled"][1])
+        print(f"{arch_name:<8} {part:<9} {len(rs):>5} " + " ".join(f"{c:>16}" for c in cells)
+              + f" {good_possible:>4}/{len(possible):<4}  {gemm[1]} "
+              f"{gemm[2]}x{gemm[3]}x{gemm[4]}x{gemm[5]}: {_t(worst['compiled'][0])} vs "
+              f"{_t(best_tile)}")
     if listing:
         for (arch_name, part), rs in sorted(rows.items()):
-            for ratio, g, tile, best, mirrored, beyond in sorted(rs, key=lambda r: r[1]):
+            for g, best, rd, beyond in sorted(rs, key=lambda r: r[0]):
                 print(f"  {arch_name:<8} {part:<9} {g[1]:<4} {g[2]:>2}x{g[3]}x{g[4]}x{g[5]:<6} "
-                      f"chosen {_t(tile):<16} origami {_t(best):<16} {ratio:.3f} "
-                      f"(mirror {mirrored:.3f}){' beyond peak' if beyond else ''}")
+                      f"origami {_t(best):<16} "
+                      + "  ".join(f"{r} {_t(rd[r][0])} {rd[r][1]:.3f}" for r in READINGS)
+                      + (" beyond peak" if beyond else ""))
 
 
 def misses(table, arch_filter=None) -> None:

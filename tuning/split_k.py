@@ -23,7 +23,8 @@ The selector's best tile is kept as it is unless some tile it ranked (every admi
 mPerBlock x nPerBlock x kPerBlock: a tile too large to fill the chip alone may be the
 best one to split; of each, the wave split and MMA the selector ranked first) with some
 S in SLICES is estimated faster by more than GAIN (the model is not that
-precise below); S stays at most K's k-tiles (an empty slice computes zeros for
+precise below; estimates within the selector's TIE of the cheapest split are a tie,
+`split_choice`); S stays at most K's k-tiles (an empty slice computes zeros for
 nothing) and keeps the workspace below 2 GiB (32-bit offsets).
 """
 
@@ -35,6 +36,7 @@ from accel.dialect.gemm_types import ACCUMULATOR
 from accel.dialect.perf_config import PerfConfig
 from accel.tuning import cost_model
 from accel.tuning.launch import Launch
+from accel.tuning.selection import TIE
 
 SLICES = (2, 4, 8, 16)
 # A kernel launch queued behind another on one stream: a few microseconds on ROCm
@@ -73,24 +75,44 @@ def choose_split_k(selection) -> PerfConfig:
 
 
 def split_choice(selection) -> tuple[PerfConfig, float, float]:
-    """(choose_split_k's config, its estimate, the unsplit best's estimate) in us."""
+    """(choose_split_k's config, its estimate, the unsplit best's estimate) in us.
+
+    Splits estimated within TIE of the cheapest are a tie (the selector's rule), as are
+    the other wave splits of the tied tiles at the same S (`split_candidates` scores
+    each tile size once): a tie goes to the fewest LDS bytes read per flop, the wider
+    wave tile, whose main loop issues fewer instructions per MMA (gfx942 48x4096x4096:
+    16x64x128 in four slices, one 16x64 wave instead of two 16x32, MMA work share
+    0.189 against 0.168 by benchmarks/bench_kernel_quality.py), then the ranking."""
     shape, in_type, out_type = selection.shape, selection.in_type, selection.out_type
     best_prep, best_launch = selection.scored[0]
     base = cost_model.estimate_us(best_prep.terms, out_type, best_launch)
     acc_bytes = ELEMENT_BYTES[ACCUMULATOR[in_type]]
-    choice, choice_us = best_prep.config, base
-    for prep, launch in split_candidates(selection):
+    costs = []   # (us, rank, prepared, launch, S)
+    for rank, (prep, launch) in enumerate(split_candidates(selection)):
         k_tiles = ceil_div(shape.k, prep.config.k_per_block)
         for s in SLICES:
             if s > k_tiles or shape.g * s * shape.m * shape.n * acc_bytes >= WORKSPACE_LIMIT:
                 break
-            us = split_cost_us(prep.terms, in_type, out_type, shape, launch, s)
-            if us < choice_us:
-                choice, choice_us = prep.config.replace(split_k=s), us
-    if choice.split_k > 1 and choice_us < base * (1 - GAIN):
-        return choice, choice_us, base
-    return best_prep.config, base, base
+            costs.append((split_cost_us(prep.terms, in_type, out_type, shape, launch, s),
+                          rank, prep, launch, s))
+    if not costs or min(costs, key=lambda c: c[0])[0] >= base * (1 - GAIN):
+        return best_prep.config, base, base
+    cheapest = min(c[0] for c in costs)
+    tied = [c for c in costs if c[0] <= cheapest * (1 + TIE)]
+    sizes = {(_size(c[2].config), c[4]) for c in tied}
+    for rank, (prep, launch) in enumerate(selection.scored):
+        for size, s in sizes:
+            if _size(prep.config) == size and prep.config.split_k == 1:
+                us = split_cost_us(prep.terms, in_type, out_type, shape, launch, s)
+                if us <= cheapest * (1 + TIE):
+                    tied.append((us, len(costs) + rank, prep, launch, s))
+    us, _, prep, _, s = min(tied, key=lambda c: (c[2].terms.lds_traffic / c[2].terms.flops,
+                                                  c[1]))
+    return prep.config.replace(split_k=s), us, base
 
+
+def _size(config: PerfConfig) -> tuple[int, int, int, int]:
+    return config.m_per_block, config.n_per_block, config.k_per_block, config.mn_per_xdl
 
 
 def split_candidates(selection) -> list:

@@ -116,12 +116,15 @@ def test_deep_grids_keep_wide_tiles(arch_name, in_type):
         best = sel.ranked[0]
         # At least 64 deep in K, or 128 bytes (origami's best tiles there are 64-128 deep), and wide in
         # M and N, unless every wider tile fills the last round worse (f32 on gfx942 is
-        # compute-bound: 128x64 runs 2048 tiles in 6.7 rounds of 304, 128x128 1024 in 3.4).
+        # compute-bound: 128x64 runs 2048 tiles in 6.7 rounds of 304, 128x128 1024 in 3.4)
+        # or holds fewer tiles resident, whose MMAs fill each other's barriers (i8 on
+        # gfx1100, 3402x4096x1024: 64x128x64, three resident, over 128x128x128, one).
         assert best.config.k_per_block >= 64 or \
             best.config.k_per_block * ELEMENT_BYTES[in_type] >= 128, (shape, best.config)
         if best.config.m_per_block * best.config.n_per_block < 128 * 128:
             wide = [c for c in sel.ranked if c.config.m_per_block * c.config.n_per_block >= 128 * 128]
-            assert wide[0].breakdown["fill"] < best.breakdown["fill"], (shape, best.config)
+            assert wide[0].breakdown["fill"] < best.breakdown["fill"] or \
+                wide[0].breakdown["resident"] < best.breakdown["resident"], (shape, best.config)
 
 
 # Chains of GEMMs, each growing M and N: a bigger problem has at least the grid of a
@@ -346,3 +349,27 @@ def test_wide_tiles_only_where_they_win_clearly(arch_name, in_type):
         narrow = [c.score for c in ranked if max(c.config.m_per_block, c.config.n_per_block) < WIDE]
         assert not narrow or best.score * (1 + WIDE_MARGIN) <= min(narrow) * (1 + TIE) ** 2, \
             (shape, best.config)
+
+
+def test_resident_tiles_fill_each_others_barriers():
+    """A barrier stalls only its own workgroup: a second resident tile's MMAs run while
+    the first waits at its SYNC, so on gfx1100 (SYNC 800 clocks, a 128x128x64 tile's
+    MMAs 2048 + ISSUE) two tiles per WGP take less than one tile's time plus the
+    second's MMAs; the lone tile pays MMAs + SYNC every k-step."""
+    arch = get_arch("gfx1100")
+    p = params_for(arch)
+    one, two = GemmShape(1, 768, 1024, 4096), GemmShape(1, 768, 2048, 4096)   # 48, 96 tiles
+    cand = {}
+    for shape in (one, two):
+        cand[shape] = next(c for c in select(arch, "f16", "f16", shape).ranked
+                           if _tile(c.config)[:3] == (128, 128, 64)
+                           and str(c.config) == str(cand.get(one, c).config))
+    lone, pair = cand[one].breakdown, cand[two].breakdown
+    assert (lone["resident"], pair["resident"]) == (1, 2)
+    mma = lone["step_clocks"]["compute"]
+    assert mma > p.sync_clocks
+    steps = 4096 // 64
+    scale = p.clock_ghz * 1e3
+    added = (pair["unit_us"] - lone["unit_us"]) * scale
+    assert added < steps * (mma - 0.9 * p.sync_clocks), (added, steps, mma)
+    assert pair["step_clocks"]["compute"] >= pair["step_clocks"]["chain"]

