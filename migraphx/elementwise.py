@@ -1,0 +1,194 @@
+"""Elementwise MIGraphX ops no gemm epilogue takes -> `accel.elementwise` kernels.
+
+An elementwise op that does not fuse into a dot's epilogue (it reads no dot's value, or
+the gemm cannot write its type) becomes a kernel of its own, never host-only IR; so do
+the ops MIGraphX puts around a GEMM that are not one elementwise step:
+
+* `quantizelinear(x, scale[, zero])` -> i8: clip(round_half_even(x / scale) + zero,
+  -128, 127), computed in f32;
+* `dequantizelinear(x, scale[, zero])`: (x - zero) * scale, in f32;
+* `reduce_sum` / `reduce_max` over the last axis: a row reduction of the op's input;
+* `softmax` over the last axis: exp(x - max) / sum(exp(x - max)), as three kernels (the
+  row max; the row sum of exp(x - max); the quotient), so nothing of [G, M, N] but the
+  result is written.
+
+A value of rank r >= 2 is seen as [G, M, N] = [prod(dims[:-2]), dims[-2], dims[-1]]
+(rank 1 as [1, 1, N]). Each operand is read in place when its view is a broadcast a
+kernel reads (epilogue kinds: migraphx.epilogue.extra_buffer), else from a row-major copy.
+The result goes to a fresh row-major buffer, or straight into the function's
+out-parameter when it is returned as it is and that out-parameter is row-major.
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+from accel.bindings import ir
+from accel.diagnostics import AccelError
+from accel.dialect.elementwise import OUTPUT_TYPES, ElementwiseOp
+from accel.dialect.epilogue_program import OPS
+from accel.dialect.gemm_types import EPILOGUE_OPERAND_TYPES
+from accel.migraphx import memrefs
+from accel.migraphx.boundary import Boundary
+from accel.migraphx.epilogue import CONVERT, FUSIBLE, extra_buffer
+from accel.migraphx.shaped import ShapedType, standard_strides
+from accel.migraphx.tensor import Tensor
+from accel.migraphx.view import View
+
+QUANTIZE = "migraphx.quantizelinear"
+DEQUANTIZE = "migraphx.dequantizelinear"
+REDUCTIONS = {"migraphx.reduce_sum": "sum", "migraphx.reduce_max": "max"}
+SOFTMAX = "migraphx.softmax"
+# Ops lowered here besides the fusible elementwise ones and convert.
+KERNEL_OPS = (QUANTIZE, DEQUANTIZE, SOFTMAX) + tuple(REDUCTIONS)
+
+# round_half_even(x) for |x| <= 2^22 in f32: adding 1.5 * 2^23 leaves no fraction bits,
+# so the add rounds x to an integer, half to even (the default rounding), and the
+# subtraction is exact. quantizelinear clamps x / scale to +-512 first: any zero point
+# is within [-128, 127], so a value past 512 saturates either way.
+_ROUND = ("%{0} = clip %{1}, -512, 512; %{2} = add %{0}, 12582912; "
+          "%{3} = sub %{2}, 12582912")
+
+
+def _last_axis(op: ir.Operation, rank: int, attr: str) -> None:
+    """AccelError unless `op` works along the last axis only (what the kernels reduce)."""
+    a = op.attributes[attr] if attr in op.attributes else None
+    axes = [x.value for x in a] if isinstance(a, ir.ArrayAttr) else \
+        [a.value] if isinstance(a, ir.IntegerAttr) else None
+    if axes is None or [x % rank for x in axes] != [rank - 1]:
+        raise AccelError(f"'{op.name}' over axes {axes}: accel reduces over the last axis "
+                         f"only", op.location)
+
+
+def _map_program(op: ir.Operation, ins: list[Tensor], out_st: ShapedType) -> str:
+    """The op list of a one-kernel op over its operands %e0, %e1, ..."""
+    name, count = op.name, len(op.operands)
+    if name == CONVERT:
+        return ""
+    if name in (QUANTIZE, DEQUANTIZE) and count not in (2, 3):
+        raise AccelError(f"'{name}' takes 2 or 3 operands (x, scale[, zero point]), got "
+                         f"{count}", op.location)
+    if name == DEQUANTIZE:
+        return "%0 = sub %e0, %e2; %1 = mul %0, %e1" if count == 3 else "%0 = mul %e0, %e1"
+    if name == QUANTIZE:
+        if out_st.mlir_elem != "i8":
+            raise AccelError(f"'{name}' to {out_st.elem}: accel quantizes to i8 only",
+                             op.location)
+        steps = "%0 = div %e0, %e1; " + _ROUND.format(1, 0, 2, 3)
+        if count == 3:
+            steps += "; %4 = add %3, %e2; %5 = clip %4, -128, 127"
+        else:
+            steps += "; %4 = clip %3, -128, 127"
+        return steps
+    step = FUSIBLE[name]
+    if count != OPS[step][0]:
+        raise AccelError(f"'{name}' has {count} operand(s), accel's '{step}' takes "
+                         f"{OPS[step][0]}", op.location)
+    return f"%0 = {step} " + ", ".join(f"%e{i}" for i in range(count))
+
+
+def _as_gmn(dims) -> list[int]:
+    dims = list(dims)
+    return [1] * (3 - len(dims)) + dims if len(dims) < 3 else [prod(dims[:-2])] + dims[-2:]
+
+
+class ElementwiseLowering:
+    """Builds the accel.elementwise kernels of one function."""
+
+    def __init__(self, arch: str, boundary: Boundary, materialize) -> None:
+        self.arch = arch
+        self.boundary = boundary
+        self.materialize = materialize
+
+    def lower(self, op: ir.Operation, ins: list[Tensor], out_st: ShapedType,
+              unfused: str | None = None) -> Tensor:
+        """The kernel(s) of `op`; `unfused` is why a gemm's epilogue did not take it (the
+        op's `unfused` attribute)."""
+        self.unfused = unfused
+        name = op.name
+        for st in [t.st for t in ins] + [out_st]:
+            if st.is_unsigned:
+                raise AccelError(f"'{name}' on {st.elem} values: accel's kernels compute on "
+                                 f"signed and float values", op.location)
+            if st.mlir_elem not in EPILOGUE_OPERAND_TYPES:
+                raise AccelError(f"'{name}' on {st.mlir_elem} values: accel's elementwise "
+                                 f"kernels read and write {', '.join(OUTPUT_TYPES)}",
+                                 op.location)
+        if not ins:
+            raise AccelError(f"'{name}' has no operands", op.location)
+        dims = list(ins[0].view.shape)
+        for t in ins:
+            if list(t.view.shape) != dims:
+                raise AccelError(f"'{name}' operand shapes differ: {list(t.view.shape)} vs "
+                                 f"{dims}", op.location)
+        if name in REDUCTIONS:
+            _last_axis(op, len(dims), "axes")
+            if list(out_st.dims) != dims[:-1] + [1]:
+                raise AccelError(f"'{name}' result {list(out_st.dims)} is not its input "
+                                 f"{dims} with the last axis 1", op.location)
+            return self._kernel(op, ins, "", out_st, REDUCTIONS[name], dims)
+        if name == SOFTMAX:
+            _last_axis(op, len(dims), "axis")
+            return self._softmax(op, ins, out_st, dims)
+        if list(out_st.dims) != dims:
+            raise AccelError(f"'{name}' result {list(out_st.dims)} differs from its operands' "
+                             f"{dims}", op.location)
+        return self._kernel(op, ins, _map_program(op, ins, out_st), out_st, "none", dims)
+
+    def _softmax(self, op, ins, out_st: ShapedType, dims) -> Tensor:
+        if len(ins) != 1:
+            raise AccelError(f"'{op.name}' takes one operand", op.location)
+        if not out_st.mlir_elem.startswith(("f", "bf")):
+            raise AccelError(f"'{op.name}' of {out_st.elem} values: a float type is needed",
+                             op.location)
+        x = ins[0]
+        row_dims = tuple(dims[:-1]) + (1,)
+        row = ShapedType(row_dims, "f32", standard_strides(row_dims))
+        top = self._kernel(op, [x], "", row, "max", dims)
+        wide = [Tensor(top.base, top.view.broadcast(dims), top.st)]
+        shifted = "%0 = sub %e0, %e1; %1 = exp %0"
+        total = self._kernel(op, [x] + wide, shifted, row, "sum", dims)
+        wide.append(Tensor(total.base, total.view.broadcast(dims), total.st))
+        return self._kernel(op, [x] + wide, shifted + "; %2 = div %1, %e2", out_st, "none",
+                            dims)
+
+    def _kernel(self, op, ins: list[Tensor], program: str, out_st: ShapedType, reduce: str,
+                dims) -> Tensor:
+        """One accel.elementwise over `ins` (each of shape `dims`), writing `out_st`."""
+        gmn = _as_gmn(dims)
+        kinds, mems = [], []
+        for t in ins:
+            view = t.view.reshape(gmn)
+            found = extra_buffer(Tensor(t.base, view, t.st), gmn) if view is not None else None
+            if found is None:
+                copy = self.materialize(t)
+                found = extra_buffer(Tensor(copy.base, copy.view.reshape(gmn), copy.st), gmn)
+            kinds.append(found[0])
+            mems.append(found[1])
+        out_gmn = gmn[:2] + [1] if reduce != "none" else gmn
+        elem_t = ir.Type.parse(out_st.mlir_elem)
+        out = self._destination(op, out_st, reduce)
+        base = out if out is not None else memrefs.alloc(list(out_st.dims), elem_t)
+        ElementwiseOp.build(mems, memrefs.reshape(base, out_gmn), arch=self.arch,
+                            program=program, kinds=kinds, reduce=reduce,
+                            n=gmn[2] if reduce != "none" else None, unfused=self.unfused,
+                            loc=op.location).verify()
+        return Tensor(base, View.contiguous(list(out_st.dims)), out_st)
+
+    def _destination(self, op, out_st: ShapedType, reduce: str) -> ir.Value | None:
+        """The out-parameter the op's value is returned in, when the kernel can write it
+        in place (returned as it is, into a row-major out-parameter); else None."""
+        if op not in self.boundary.destinations or (op.name == SOFTMAX and reduce != "none"):
+            return None
+        r, chain = self.boundary.destinations[op]
+        out, view, st = self.boundary.outs[r]
+        dims = list(out_st.dims)
+        if chain or st.elem != out_st.elem or not view.same_as(View.contiguous(dims)) \
+                or prod(dims) != prod(memref_shape(out)):
+            return None
+        self.boundary.written.add(r)
+        return out
+
+
+def memref_shape(v: ir.Value) -> list[int]:
+    return list(v.type.shape)
