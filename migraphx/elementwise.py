@@ -117,10 +117,15 @@ class ElementwiseLowering:
         if not ins:
             raise AccelError(f"'{name}' has no operands", op.location)
         dims = list(ins[0].view.shape)
-        for t in ins:
-            if list(t.view.shape) != dims:
-                raise AccelError(f"'{name}' operand shapes differ: {list(t.view.shape)} vs "
-                                 f"{dims}", op.location)
+        # Operands of another shape broadcast to the first's (quantizelinear's scale and
+        # zero point may be given as one value, `<1x1x1xf32>`).
+        broadcast = [t.view if list(t.view.shape) == dims else t.view.broadcast(dims)
+                     for t in ins]
+        for t, view in zip(ins, broadcast):
+            if view is None:
+                raise AccelError(f"'{name}' operand of shape {list(t.view.shape)} does not "
+                                 f"broadcast to {dims}", op.location)
+        ins = [Tensor(t.base, view, t.st) for t, view in zip(ins, broadcast)]
         if name in REDUCTIONS:
             _last_axis(op, len(dims), "axes")
             if list(out_st.dims) != dims[:-1] + [1]:

@@ -36,6 +36,14 @@ from accel.migraphx.view_ops import PURE_VIEWS, VIEW_OPS, shaped, view_op
 from accel.target.database import get_arch
 
 
+# Ops the front end refuses for a reason worth naming.
+UNSUPPORTED_BECAUSE = {
+    # MIGraphX's int4 weights: two 4-bit values to a byte, unpacked along `axis`.
+    "migraphx.unpack": "it unpacks int4 values (two to a byte); accel's GEMMs and kernels "
+                       "compute on whole-byte types (i8, fp8 and wider)",
+}
+
+
 class FuncLowering:
     def __init__(self, module: ir.Module, f: ir.Operation, arch_option: str):
         self.module = module
@@ -94,6 +102,9 @@ class FuncLowering:
             self._define(op, view_op(op, ins[0], out_st, materialize))
         elif name in DOTS:
             self._define(op, self.dots.lower(op, ins, out_st))
+        elif name in UNSUPPORTED_BECAUSE:
+            raise AccelError(f"'{name}' is not supported by accel-from-migraphx: "
+                             f"{UNSUPPORTED_BECAUSE[name]}", op.location)
         else:
             raise AccelError(f"'{name}' is not supported by accel-from-migraphx", op.location)
         check_shape(op, self.values[op.results[0]].view.shape, out_st)
