@@ -147,6 +147,9 @@ class ElementwiseOp(OpView):
             if len(kinds) != len(self.inputs):
                 raise AccelError(f"{len(kinds)} operand kind(s) for {len(self.inputs)} "
                                  f"input(s)")
+            if program.extra_count > len(self.inputs):
+                raise AccelError(f"program reads %e{program.extra_count - 1} but the op has "
+                                 f"{len(self.inputs)} input(s)")
             if any(a == "%acc" for s in program.steps for a in s.args):
                 raise AccelError("an elementwise program has no %acc: it reads %e0, %e1, ...")
             for i, (v, kind) in enumerate(zip(self.inputs, kinds)):
