@@ -291,3 +291,29 @@ def test_what_no_kernel_computes_is_one_diagnostic(body, message):
         module = ir.Module.parse(translate(text.replace("ARCH", "gfx942"), "t.mlir"))
         with pytest.raises(AccelError, match=message.replace("[", r"\[").replace("]", r"\]")):
             run_pipeline(module, "accel-from-migraphx")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_wide_epilogue_operand_beside_narrow_c(arch):
+    """An i32 operand varying with N beside an f16 C (the kv-cache attention's mask):
+    the epilogue loads it as wide as C's stores, so those stay within 128 bits."""
+    g, m, n, k = 2, 9, 24, 16
+    text = (f"func.func @f(%a: {memref((g, m, k), 'f16')}, %b: {memref((g, k, n), 'f16')}, "
+            f"%c: {memref((g, m, n), 'f16')}, %mask: {memref((n,), 'i32')}) {{\n"
+            f'  "accel.gemm"(%a, %b, %c, %mask) {{arch = "{arch}", epilogue_operands = ["n"], '
+            f'epilogue = "%0 = where %e0, %acc, -1"}} : ({memref((g, m, k), "f16")}, '
+            f"{memref((g, k, n), 'f16')}, {memref((g, m, n), 'f16')}, {memref((n,), 'i32')})"
+            f" -> ()\n  return\n}}\n")
+    rng = np.random.default_rng(10)
+    a = rng.integers(-3, 4, (g, m, k)).astype(np.float16)
+    b = rng.integers(-3, 4, (g, k, n)).astype(np.float16)
+    mask = rng.integers(0, 2, (n,)).astype(np.int32)
+    out = np.full((g, m, n), np.nan, dtype=np.float16)
+    with new_context():
+        module = ir.Module.parse(text)
+        run_pipeline(module, MIGRAPHX_STEPS.replace("accel-from-migraphx, ", ""))
+        run_host(module, "f", [a, b, out, mask], arch=arch)
+    with new_context():
+        compile_module(text, arch)
+    want = np.where(mask != 0, a.astype(np.float64) @ b, -1)
+    assert (out == want).all()
