@@ -6,6 +6,10 @@ reduce_sum / reduce_max and softmax over the last axis, unfused elementwise ops)
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -317,3 +321,61 @@ def test_wide_epilogue_operand_beside_narrow_c(arch):
         compile_module(text, arch)
     want = np.where(mask != 0, a.astype(np.float64) @ b, -1)
     assert (out == want).all()
+
+
+# ---- real MIGraphX IR (the corpus beside the checkout) -------------------------------------
+CORPUS_PATH = Path("shared") / "data" / "migraphx_corpus" / "inputs"
+CORPUS = next((p / CORPUS_PATH for p in Path(__file__).resolve().parents
+               if (p / CORPUS_PATH).is_dir()), None)
+
+
+def corpus_text(name: str, arch: str) -> str:
+    if CORPUS is None:
+        pytest.skip("MIGraphX corpus not found beside the checkout")
+    text = (CORPUS / name).read_text(encoding="utf-8").replace("##TOKEN_ARCH##", arch)
+    return re.sub(r'((?:rock\.)?arch\s*=\s*)""', rf'\1"{arch}"', text)
+
+
+def run_corpus(name, arch, args, out):
+    text = corpus_text(name, arch)
+    with new_context():
+        module = ir.Module.parse(translate(text, name))
+        run_pipeline(module, MIGRAPHX_STEPS.replace("accel-from-migraphx",
+                                                    f"accel-from-migraphx{{arch={arch}}}"))
+        func = next(op for op in module.body.operations if op.operation.name == "func.func")
+        run_host(module, func.attributes["sym_name"].value, list(args) + [out], arch=arch)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_corpus_kv_cache_attention(arch):
+    """AMDMIGraphX's kv_cache_attention_seq_len_mask as MIGraphX dumps it: dot, scale,
+    a sequence-length mask (where -inf), softmax spelled out (reduce_max, sub, exp,
+    reduce_sum, div), dot, transpose; against numpy."""
+    rng = np.random.default_rng(11)
+    k = rng.uniform(-1, 1, (1, 2, 8, 4)).astype(np.float16)
+    q = rng.uniform(-1, 1, (1, 4, 1, 4)).astype(np.float16)
+    v = rng.uniform(-1, 1, (1, 2, 8, 4)).astype(np.float16)
+    seq = np.array([4], dtype=np.int32)
+    out = np.full((1, 1, 16), np.nan, dtype=np.float16)
+    run_corpus("ROCm-AMDMIGraphX__test__gpu__mlir.cpp__kv_cache_attention_seq_len_mask.mlir",
+               arch, [k, q, seq, v], out)
+    heads = [h // 2 for h in range(4)]                  # two query heads per kv head
+    s = np.stack([q[0, h, 0].astype(np.float64) @ k[0, kv].T.astype(np.float64)
+                  for h, kv in enumerate(heads)]) * 0.125
+    s = np.where(np.arange(8) > seq[0], -np.inf, s)     # positions past the length
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o = np.stack([p[h] @ v[0, kv].astype(np.float64) for h, kv in enumerate(heads)])
+    assert_close(out.reshape(4, 4), o, 2.0 ** -7)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_corpus_dot_add_reduce_sum_bf16(arch):
+    rng = np.random.default_rng(12)
+    a, b, c = (rng.integers(-3, 4, s).astype(ml_dtypes.bfloat16)
+               for s in ((1, 5, 4), (1, 4, 3), (1, 5, 3)))
+    out = np.zeros((1, 5, 1), dtype=ml_dtypes.bfloat16)
+    run_corpus("mlir__test__Dialect__MIGraphX__integration__mixr-dot-add-reduce-sum-bf16.e2e.mlir",
+               arch, [a, b, c], out)
+    want = (a.astype(np.float64) @ b.astype(np.float64) + c).sum(-1, keepdims=True)
+    assert (out.astype(np.float64) == want).all(), (out.ravel(), want.ravel())   # exact
