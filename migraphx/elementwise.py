@@ -8,6 +8,7 @@ the ops MIGraphX puts around a GEMM that are not one elementwise step:
   -128, 127), computed in f32;
 * `dequantizelinear(x, scale[, zero])`: (x - zero) * scale, in f32;
 * `reduce_sum` / `reduce_max` over the last axis: a row reduction of the op's input;
+* `greater_or_equal` / `less_or_equal`: 1 - less / 1 - greater;
 * `softmax` over the last axis: exp(x - max) / sum(exp(x - max)), as three kernels (the
   row max; the row sum of exp(x - max); the quotient), so nothing of [G, M, N] but the
   result is written.
@@ -39,8 +40,11 @@ QUANTIZE = "migraphx.quantizelinear"
 DEQUANTIZE = "migraphx.dequantizelinear"
 REDUCTIONS = {"migraphx.reduce_sum": "sum", "migraphx.reduce_max": "max"}
 SOFTMAX = "migraphx.softmax"
+# Comparisons the epilogue has no step for, as op lists of two steps (1 or 0).
+COMPARISONS = {"migraphx.greater_or_equal": "%0 = less %e0, %e1; %1 = sub 1, %0",
+               "migraphx.less_or_equal": "%0 = greater %e0, %e1; %1 = sub 1, %0"}
 # Ops lowered here besides the fusible elementwise ones and convert.
-KERNEL_OPS = (QUANTIZE, DEQUANTIZE, SOFTMAX) + tuple(REDUCTIONS)
+KERNEL_OPS = (QUANTIZE, DEQUANTIZE, SOFTMAX) + tuple(REDUCTIONS) + tuple(COMPARISONS)
 
 # round_half_even(x) for |x| <= 2^22 in f32: adding 1.5 * 2^23 leaves no fraction bits,
 # so the add rounds x to an integer, half to even (the default rounding), and the
@@ -65,6 +69,10 @@ def _map_program(op: ir.Operation, ins: list[Tensor], out_st: ShapedType) -> str
     name, count = op.name, len(op.operands)
     if name == CONVERT:
         return ""
+    if name in COMPARISONS:
+        if count != 2:
+            raise AccelError(f"'{name}' takes 2 operands, got {count}", op.location)
+        return COMPARISONS[name]
     if name in (QUANTIZE, DEQUANTIZE) and count not in (2, 3):
         raise AccelError(f"'{name}' takes 2 or 3 operands (x, scale[, zero point]), got "
                          f"{count}", op.location)
