@@ -22,12 +22,14 @@ out-parameter when it is returned as it is and that out-parameter is row-major.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import prod
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError
-from accel.dialect.elementwise import OUTPUT_TYPES, ElementwiseOp
-from accel.dialect.epilogue_program import OPS
+from accel.dialect.elementwise import OUTPUT_TYPES, ElementwiseOp, compute_type
+from accel.dialect.epilogue_program import OPS, Program
+from accel.dialect.ir_helpers import memref_info
 from accel.dialect.gemm_types import EPILOGUE_OPERAND_TYPES
 from accel.migraphx import memrefs
 from accel.migraphx.boundary import Boundary
@@ -95,6 +97,62 @@ def _map_program(op: ir.Operation, ins: list[Tensor], out_st: ShapedType) -> str
     return f"%0 = {step} " + ", ".join(f"%e{i}" for i in range(count))
 
 
+@dataclass(frozen=True)
+class _Map:
+    """A map kernel (no reduction) whose value one op reads: it may be folded into it."""
+    op: ElementwiseOp
+    gmn: list
+    out: ir.Value          # the output memref as the kernel takes it
+
+
+def _compose(first: Program, first_out: str, acc: str, then: Program, slots: set,
+             keep: list[int], shift: int) -> str:
+    """`first`'s steps, its value rounded to `first_out` (unless that is `acc`), then
+    `then`'s steps reading that value at its inputs `slots`, its other inputs `keep`
+    renumbered after `first`'s `shift` inputs."""
+    steps = [f"{s.op} {', '.join(s.args)}" for s in first.steps]
+    value = f"%{len(steps) - 1}" if steps else "%e0"
+    if first_out != acc:
+        steps.append(f"convert_{first_out} {value}")
+        value = f"%{len(steps) - 1}"
+    base = len(steps)
+
+    def arg(a: str) -> str:
+        if a.startswith("%e"):
+            k = int(a[2:])
+            return value if k in slots else f"%e{shift + keep.index(k)}"
+        return f"%{int(a[1:]) + base}" if a.startswith("%") and a != "%acc" else a
+
+    # An empty `then` is its input %e0, `first`'s value: the last step, or first's %e0.
+    steps += [f"{s.op} {', '.join(arg(a) for a in s.args)}" for s in then.steps]
+    return "; ".join(f"%{i} = {s}" for i, s in enumerate(steps))
+
+
+# The ops an absorbed kernel's buffer leaves behind: its allocation and views of it.
+_BUFFER_OPS = ("memref.alloc", "memref.collapse_shape", "memref.expand_shape")
+
+
+def _erase_unused(values: list) -> None:
+    """Erase the allocations and views among `values` (and the views' sources) that
+    nothing uses any more, each once, a view before its source."""
+    pending = []
+    for v in values:
+        if isinstance(v, ir.OpResult) and not any(v == p for p in pending):
+            pending.append(v)
+    erased = True
+    while erased:
+        erased = False
+        for v in list(pending):
+            op = v.owner.operation
+            if op.name in _BUFFER_OPS and not list(v.uses):
+                pending.remove(v)
+                sources = [s for s in op.operands if isinstance(s, ir.OpResult)
+                           and not any(s == p for p in pending)]
+                op.erase()
+                pending += sources
+                erased = True
+
+
 def _as_gmn(dims) -> list[int]:
     dims = list(dims)
     return [1] * (3 - len(dims)) + dims if len(dims) < 3 else [prod(dims[:-2])] + dims[-2:]
@@ -107,6 +165,8 @@ class ElementwiseLowering:
         self.arch = arch
         self.boundary = boundary
         self.materialize = materialize
+        self.maps: dict = {}     # buffer -> _Map: a map kernel's value, read by one op only
+        self.dead: list = []     # views and buffers of absorbed kernels, erased once unused
 
     def lower(self, op: ir.Operation, ins: list[Tensor], out_st: ShapedType,
               unfused: str | None = None) -> Tensor:
@@ -178,15 +238,58 @@ class ElementwiseLowering:
                 found = extra_buffer(Tensor(copy.base, copy.view.reshape(gmn), copy.st), gmn)
             kinds.append(found[0])
             mems.append(found[1])
+        if op.name != SOFTMAX:   # (a softmax's three kernels all read its operand)
+            program, kinds, mems = self._absorb(ins, program, kinds, mems, gmn,
+                                                out_st.mlir_elem)
         out_gmn = gmn[:2] + [1] if reduce != "none" else gmn
         elem_t = ir.Type.parse(out_st.mlir_elem)
         out = self._destination(op, out_st, reduce)
         base = out if out is not None else memrefs.alloc(list(out_st.dims), elem_t)
-        ElementwiseOp.build(mems, memrefs.reshape(base, out_gmn), arch=self.arch,
-                            program=program, kinds=kinds, reduce=reduce,
-                            n=gmn[2] if reduce != "none" else None, unfused=self.unfused,
-                            loc=op.location).verify()
+        out_mem = memrefs.reshape(base, out_gmn)
+        kernel = ElementwiseOp.build(mems, out_mem, arch=self.arch, program=program,
+                                     kinds=kinds, reduce=reduce,
+                                     n=gmn[2] if reduce != "none" else None,
+                                     unfused=self.unfused, loc=op.location)
+        kernel.verify()
+        _erase_unused(self.dead)
+        self.dead = []
+        if reduce == "none" and out is None and len(list(op.results[0].uses)) == 1:
+            self.maps[base] = _Map(kernel, gmn, out_mem)
         return Tensor(base, View.contiguous(list(out_st.dims)), out_st)
+
+    def _absorb(self, ins: list[Tensor], program: str, kinds: list[str], mems: list,
+                gmn, out_elem: str) -> tuple[str, list[str], list]:
+        """The kernel with the map kernels it reads folded in: a map kernel of this
+        function whose value only this op reads, over the same [G, M, N], computed in the
+        same type, is computed here instead (its steps first, its value rounded to its
+        type as its buffer would have held it): one kernel and one buffer less."""
+        for t in ins:
+            prior = self.maps.get(t.base)
+            if prior is None or prior.gmn != gmn:
+                continue
+            slots = {j for j, u in enumerate(ins) if u.base is t.base and kinds[j] == "gmn"}
+            if not slots:
+                continue
+            keep = [j for j in range(len(ins)) if j not in slots]
+            a = prior.op
+            first = a.inputs
+            new_mems = first + [mems[j] for j in keep]
+            new_kinds = a.kinds + [kinds[j] for j in keep]
+            acc = a.compute_type
+            types = [memref_info(v)[1] for v in new_mems]
+            own = compute_type(Program.parse(program), [memref_info(v)[1] for v in mems],
+                               out_elem)
+            merged = _compose(a.program, a.out_type, acc, Program.parse(program), slots,
+                              keep, len(first))
+            if own != acc or compute_type(Program.parse(merged), types, out_elem) != acc:
+                continue
+            del self.maps[t.base]
+            a.op.erase()
+            self.dead += [mems[j] for j in slots] + [prior.out, t.base]
+            return self._absorb([Tensor(None, None, None)] * len(first)
+                                + [ins[j] for j in keep], merged, new_kinds, new_mems,
+                                gmn, out_elem)
+        return program, kinds, mems
 
     def _destination(self, op, out_st: ShapedType, reduce: str) -> ir.Value | None:
         """The out-parameter the op's value is returned in, when the kernel can write it

@@ -76,3 +76,38 @@ func.func @unpack(%w: !migraphx.shaped<4x2xsi8, 2x1>) -> !migraphx.shaped<4x4xsi
   %0 = migraphx.unpack %w {axis = 1 : i64} : <4x2xsi8, 2x1> -> <4x4xsi8, 4x1>
   return %0 : !migraphx.shaped<4x4xsi8, 4x1>
 }
+
+// -----
+
+// A kernel's value read by one op only is computed in that op's kernel (its steps first,
+// rounded to its f16 type as its buffer would have held it): sub and exp are one
+// kernel, and exp's value, read twice, stays a buffer of its own.
+// CHECK-LABEL: func.func @merged
+// CHECK: %[[E:.*]] = memref.alloc() : memref<2x8xf16>
+// CHECK-NOT: memref.alloc
+// CHECK: "accel.elementwise"(%{{.*}}, %{{.*}}, %{{.*}}) {arch = "gfx942", operands = ["gmn", "gmn"], program = "%0 = sub %e0, %e1; %1 = convert_f16 %0; %2 = exp %1"}
+// CHECK: memref.expand_shape %[[E]]
+// CHECK: memref.expand_shape %[[E]]
+// CHECK: "accel.elementwise"(%{{.*}}, %{{.*}}, %{{.*}}) {arch = "gfx942", operands = ["gmn", "gmn"], program = "%0 = mul %e0, %e1"}
+// CHECK-NOT: memref.alloc
+// CHECK: return
+func.func @merged(%x: !migraphx.shaped<2x8xf16, 8x1>, %y: !migraphx.shaped<2x8xf16, 8x1>) -> !migraphx.shaped<2x8xf16, 8x1> attributes {arch = "gfx942"} {
+  %0 = migraphx.sub %x, %y : <2x8xf16, 8x1>, <2x8xf16, 8x1> -> <2x8xf16, 8x1>
+  %1 = migraphx.exp %0 : <2x8xf16, 8x1> -> <2x8xf16, 8x1>
+  %2 = migraphx.mul %1, %1 : <2x8xf16, 8x1>, <2x8xf16, 8x1> -> <2x8xf16, 8x1>
+  return %2 : !migraphx.shaped<2x8xf16, 8x1>
+}
+
+// -----
+
+// Not merged where the computation type would change: the i32 division stays a kernel;
+// the convert to f32 and the exp are one (the exp reads the i32 value as f32).
+// CHECK-LABEL: func.func @types_differ
+// CHECK: program = "%0 = div %e0, %e1"} : (memref<1x2x8xi32>, memref<1x2x8xi32>, memref<1x2x8xi32>) -> ()
+// CHECK: program = "%0 = exp %e0"} : (memref<1x2x8xi32>, memref<1x2x8xf32>) -> ()
+func.func @types_differ(%x: !migraphx.shaped<2x8xsi32, 8x1>, %y: !migraphx.shaped<2x8xsi32, 8x1>) -> !migraphx.shaped<2x8xf32, 8x1> attributes {arch = "gfx942"} {
+  %0 = migraphx.div %x, %y : <2x8xsi32, 8x1>, <2x8xsi32, 8x1> -> <2x8xsi32, 8x1>
+  %1 = migraphx.convert %0 : <2x8xsi32, 8x1> to <2x8xf32, 8x1>
+  %2 = migraphx.exp %1 : <2x8xf32, 8x1> -> <2x8xf32, 8x1>
+  return %2 : !migraphx.shaped<2x8xf32, 8x1>
+}
