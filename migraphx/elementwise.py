@@ -171,8 +171,7 @@ class ElementwiseLowering:
     def lower(self, op: ir.Operation, ins: list[Tensor], out_st: ShapedType,
               unfused: str | None = None) -> Tensor:
         """The kernel(s) of `op`; `unfused` is why a gemm's epilogue did not take it (the
-        op's `unfused` attribute)."""
-        self.unfused = unfused
+        kernel's `unfused` attribute)."""
         name = op.name
         for st in [t.st for t in ins] + [out_st]:
             if st.is_unsigned:
@@ -194,27 +193,28 @@ class ElementwiseLowering:
                 raise AccelError(f"'{name}' operand of shape {list(t.view.shape)} does not "
                                  f"broadcast to {dims}", op.location)
         ins = [Tensor(t.base, view, t.st) for t, view in zip(ins, broadcast)]
+        if name in REDUCTIONS or name == SOFTMAX:
+            if len(ins) != 1:
+                raise AccelError(f"'{name}' takes one operand", op.location)
         if name in REDUCTIONS:
             _last_axis(op, len(dims), "axes")
             if list(out_st.dims) != dims[:-1] + [1]:
                 raise AccelError(f"'{name}' result {list(out_st.dims)} is not its input "
                                  f"{dims} with the last axis 1", op.location)
-            return self._kernel(op, ins, "", out_st, REDUCTIONS[name], dims)
+            return self._kernel(op, ins, "", out_st, REDUCTIONS[name], dims, unfused)
         if name == SOFTMAX:
             _last_axis(op, len(dims), "axis")
-            return self._softmax(op, ins, out_st, dims)
+            return self._softmax(op, ins[0], out_st, dims)
         if list(out_st.dims) != dims:
             raise AccelError(f"'{name}' result {list(out_st.dims)} differs from its operands' "
                              f"{dims}", op.location)
-        return self._kernel(op, ins, _map_program(op, ins, out_st), out_st, "none", dims)
+        return self._kernel(op, ins, _map_program(op, ins, out_st), out_st, "none", dims,
+                            unfused)
 
-    def _softmax(self, op, ins, out_st: ShapedType, dims) -> Tensor:
-        if len(ins) != 1:
-            raise AccelError(f"'{op.name}' takes one operand", op.location)
+    def _softmax(self, op, x: Tensor, out_st: ShapedType, dims) -> Tensor:
         if not out_st.mlir_elem.startswith(("f", "bf")):
             raise AccelError(f"'{op.name}' of {out_st.elem} values: a float type is needed",
                              op.location)
-        x = ins[0]
         row_dims = tuple(dims[:-1]) + (1,)
         row = ShapedType(row_dims, "f32", standard_strides(row_dims))
         top = self._kernel(op, [x], "", row, "max", dims)
@@ -226,20 +226,23 @@ class ElementwiseLowering:
                             dims)
 
     def _kernel(self, op, ins: list[Tensor], program: str, out_st: ShapedType, reduce: str,
-                dims) -> Tensor:
+                dims, unfused: str | None = None) -> Tensor:
         """One accel.elementwise over `ins` (each of shape `dims`), writing `out_st`."""
         gmn = _as_gmn(dims)
-        kinds, mems = [], []
+        kinds, mems, bases = [], [], []
         for t in ins:
             view = t.view.reshape(gmn)
             found = extra_buffer(Tensor(t.base, view, t.st), gmn) if view is not None else None
+            base = t.base
             if found is None:
                 copy = self.materialize(t)
                 found = extra_buffer(Tensor(copy.base, copy.view.reshape(gmn), copy.st), gmn)
+                base = copy.base
             kinds.append(found[0])
             mems.append(found[1])
+            bases.append(base)
         if op.name != SOFTMAX:   # (a softmax's three kernels all read its operand)
-            program, kinds, mems = self._absorb(ins, program, kinds, mems, gmn,
+            program, kinds, mems = self._absorb(bases, program, kinds, mems, gmn,
                                                 out_st.mlir_elem)
         out_gmn = gmn[:2] + [1] if reduce != "none" else gmn
         elem_t = ir.Type.parse(out_st.mlir_elem)
@@ -249,7 +252,7 @@ class ElementwiseLowering:
         kernel = ElementwiseOp.build(mems, out_mem, arch=self.arch, program=program,
                                      kinds=kinds, reduce=reduce,
                                      n=gmn[2] if reduce != "none" else None,
-                                     unfused=self.unfused, loc=op.location)
+                                     unfused=unfused, loc=op.location)
         kernel.verify()
         _erase_unused(self.dead)
         self.dead = []
@@ -257,20 +260,24 @@ class ElementwiseLowering:
             self.maps[base] = _Map(kernel, gmn, out_mem)
         return Tensor(base, View.contiguous(list(out_st.dims)), out_st)
 
-    def _absorb(self, ins: list[Tensor], program: str, kinds: list[str], mems: list,
+    def _absorb(self, bases: list, program: str, kinds: list[str], mems: list,
                 gmn, out_elem: str) -> tuple[str, list[str], list]:
         """The kernel with the map kernels it reads folded in: a map kernel of this
         function whose value only this op reads, over the same [G, M, N], computed in the
         same type, is computed here instead (its steps first, its value rounded to its
-        type as its buffer would have held it): one kernel and one buffer less."""
-        for t in ins:
-            prior = self.maps.get(t.base)
+        type as its buffer would have held it): one kernel and one buffer less. `bases`:
+        the buffer each input is read from (its own, or its row-major copy's); a "gmn"
+        input read from a map kernel's own buffer is that kernel's value at the same
+        [G, M, N] index."""
+        for base in bases:
+            prior = self.maps.get(base) if base is not None else None
             if prior is None or prior.gmn != gmn:
                 continue
-            slots = {j for j, u in enumerate(ins) if u.base is t.base and kinds[j] == "gmn"}
+            slots = {j for j, b in enumerate(bases)
+                     if b is not None and b == base and kinds[j] == "gmn"}
             if not slots:
                 continue
-            keep = [j for j in range(len(ins)) if j not in slots]
+            keep = [j for j in range(len(bases)) if j not in slots]
             a = prior.op
             first = a.inputs
             new_mems = first + [mems[j] for j in keep]
@@ -283,12 +290,11 @@ class ElementwiseLowering:
                               keep, len(first))
             if own != acc or compute_type(Program.parse(merged), types, out_elem) != acc:
                 continue
-            del self.maps[t.base]
+            del self.maps[base]
             a.op.erase()
-            self.dead += [mems[j] for j in slots] + [prior.out, t.base]
-            return self._absorb([Tensor(None, None, None)] * len(first)
-                                + [ins[j] for j in keep], merged, new_kinds, new_mems,
-                                gmn, out_elem)
+            self.dead += [mems[j] for j in slots] + [prior.out, base]
+            return self._absorb([None] * len(first) + [bases[j] for j in keep], merged,
+                                new_kinds, new_mems, gmn, out_elem)
         return program, kinds, mems
 
     def _destination(self, op, out_st: ShapedType, reduce: str) -> ir.Value | None:
@@ -300,11 +306,8 @@ class ElementwiseLowering:
         out, view, st = self.boundary.outs[r]
         dims = list(out_st.dims)
         if chain or st.elem != out_st.elem or not view.same_as(View.contiguous(dims)) \
-                or prod(dims) != prod(memref_shape(out)):
+                or prod(dims) != prod(memref_info(out)[0]):
             return None
         self.boundary.written.add(r)
         return out
 
-
-def memref_shape(v: ir.Value) -> list[int]:
-    return list(v.type.shape)

@@ -111,3 +111,18 @@ func.func @types_differ(%x: !migraphx.shaped<2x8xsi32, 8x1>, %y: !migraphx.shape
   %2 = migraphx.exp %1 : <2x8xf32, 8x1> -> <2x8xf32, 8x1>
   return %2 : !migraphx.shaped<2x8xf32, 8x1>
 }
+
+// -----
+
+// Not merged where the second op reads the value through a transpose: it reads a
+// row-major copy, at other indices than the first kernel computes.
+// CHECK-LABEL: func.func @transposed_between
+// CHECK: program = "%0 = exp %e0"
+// CHECK: linalg.generic
+// CHECK: program = "%0 = relu %e0"
+func.func @transposed_between(%x: !migraphx.shaped<2x8xf32, 8x1>) -> !migraphx.shaped<8x2xf32, 2x1> attributes {arch = "gfx942"} {
+  %0 = migraphx.exp %x : <2x8xf32, 8x1> -> <2x8xf32, 8x1>
+  %1 = migraphx.transpose %0 {permutation = [1, 0]} : <2x8xf32, 8x1> -> <8x2xf32, 1x8>
+  %2 = migraphx.relu %1 : <8x2xf32, 1x8> -> <8x2xf32, 2x1>
+  return %2 : !migraphx.shaped<8x2xf32, 2x1>
+}
