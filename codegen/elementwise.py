@@ -15,6 +15,11 @@ row's N / width column vectors (width divides N, so no column is masked), the pr
 value folded into `width` running lanes, then the lanes into one value, in a fixed
 order: the same inputs give the same bits. The fold's identity (0, or -inf / the
 smallest i32 for max) starts it; the row's result is converted and stored at [g, m, 0].
+
+An input of int4 pairs (`packing` "s4" / "u4", MIGraphX's unpack) is loaded width / 2
+bytes at column / 2 (width is even then) and split into its nibbles, low first: signed,
+(b << 4) >> 4 and b >> 4 arithmetic; unsigned, b & 15 and b >> 4 logical; interleaved by
+one shuffle into the width values, which fit a signed i8 either way.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from accel.codegen.split_k_reduce import MAX_THREADS, RowRuns
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.elementwise import ElementwiseOp
-from accel.dialect.epilogue_program import Program, kind_shape
+from accel.dialect.epilogue_program import Program
 from accel.dialect.ir_helpers import memref_info
 
 # Threads along N: one wave of 64 (two of 32) covers 64 runs of a row.
@@ -73,6 +78,7 @@ class ElementwiseKernel:
     acc_type: str
     reduce: str                  # none | sum | max
     width: int                   # elements per thread access
+    packing: tuple[str, ...]     # per input: "" or int4 pairs ("s4", "u4")
 
     @classmethod
     def of(cls, op: ElementwiseOp) -> "ElementwiseKernel":
@@ -86,17 +92,20 @@ class ElementwiseKernel:
             if (count + m * n) * ELEMENT_BYTES[elem] >= MAX_BYTES:
                 raise AccelError(f"'{op.OP_NAME}' operand {list(shape)}x{elem} exceeds the "
                                  f"2 GiB a raw buffer addresses", op.location)
+        packing = tuple(op.packing)
+        # An input of int4 pairs is read a byte (two values) at a time: an even width.
         width = next(w for w in (4, 2, 1) if n % w == 0 and all(
-            w * ELEMENT_BYTES[t] <= MAX_VECTOR_BYTES for t in types))
-        inputs = tuple(Extra(f"e{i}", str(v.type), tuple(kind_shape(k, g, m, n)), k, t)
+            w * ELEMENT_BYTES[t] <= MAX_VECTOR_BYTES for t in types)
+            and (w > 1 or not any(packing)))
+        inputs = tuple(Extra(f"e{i}", str(v.type), tuple(memref_info(v)[0]), k, t)
                        for i, (v, k, t) in enumerate(zip(op.inputs, op.kinds, op.input_types)))
         program = str(op.program)
         key = "|".join([program, op.reduce, op.out_type]
-                       + [f"{x.kind}:{x.elem}" for x in inputs])
+                       + [f"{x.kind}:{x.elem}:{p}" for x, p in zip(inputs, packing)])
         digest = hashlib.sha256(key.encode()).hexdigest()[:10]
         kind = "elementwise" if op.reduce == "none" else f"reduce_{op.reduce}"
         return cls(f"accel_{kind}_{g}x{m}x{n}_{digest}", g, m, n, program, inputs,
-                   op.out_type, op.compute_type, op.reduce, width)
+                   op.out_type, op.compute_type, op.reduce, width, packing)
 
     @property
     def out_shape(self) -> tuple[int, int, int]:
@@ -146,6 +155,36 @@ class ElementwiseKernel:
         return kernel_module_text(self.symbol, args, em.body_text(), self.block_size,
                                   self.grid)
 
+    def _load(self, em: Emitter, values: _Values, batch: str, row, row_ok, col, col_ok,
+              w: int) -> list[str]:
+        """Every input's values at (batch, row, col : col + w) in the compute type."""
+        out = []
+        for x, pack in zip(self.inputs, self.packing):
+            if not pack:
+                out.append(values._load_extra(em, x, batch, row, row_ok, col, col_ok, w))
+                continue
+            lanes = w // 2
+            b = em.select(em.and_(row_ok, col_ok), batch, self.g)
+            idx = ", ".join(em.v(i) for i in (b, row, em.div(col, 2)))
+            bytes_ = em.assign(f"amdgpu.raw_buffer_load {x.memref}[{idx}] : {x.memref_type}, "
+                               f"i32, i32, i32 -> {vector_type(lanes, 'i8')}", "ep")
+            vt = f"vector<{lanes}xi8>"
+            if lanes == 1:
+                bytes_ = em.assign(f"vector.broadcast {bytes_} : i8 to {vt}")
+            four = em.assign(f"arith.constant dense<4> : {vt}")
+            if pack == "s4":
+                low = em.assign(f"arith.shrsi {em.assign(f'arith.shli {bytes_}, {four} : {vt}')}"
+                                f", {four} : {vt}")
+                high = em.assign(f"arith.shrsi {bytes_}, {four} : {vt}")
+            else:
+                mask = em.assign(f"arith.constant dense<15> : {vt}")
+                low = em.assign(f"arith.andi {bytes_}, {mask} : {vt}")
+                high = em.assign(f"arith.shrui {bytes_}, {four} : {vt}")
+            order = ", ".join(str(i // 2 + (i % 2) * lanes) for i in range(w))
+            pairs = em.assign(f"vector.shuffle {low}, {high} [{order}] : {vt}, {vt}")
+            out.append(values._widen(em, pairs, "i8", w))
+        return out
+
     def _store(self, em: Emitter, y: str, ok, batch: str, row, col, w: int) -> None:
         idx = ", ".join(em.v(i) for i in (em.select(ok, batch, self.g), row, col))
         em.line(f"amdgpu.raw_buffer_store {y} -> %out[{idx}] : "
@@ -161,8 +200,7 @@ class ElementwiseKernel:
         col = em.add(em.mul(n_tile, self.n_per_block), em.mul(em.rem(tid, self.lanes_n), w))
         row_ok = em.lt(row, self.m) if self.m % self.rows else 1
         col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
-        loaded = [values._load_extra(em, x, batch, row, row_ok, col, col_ok, w)
-                  for x in self.inputs]
+        loaded = self._load(em, values, batch, row, row_ok, col, col_ok, w)
         # An empty program's value is its first input (a convert).
         y = values._narrow(em, values._run_program(em, loaded[0], loaded, w), w)
         self._store(em, y, em.and_(row_ok, col_ok), batch, row, col, w)
@@ -180,8 +218,7 @@ class ElementwiseKernel:
 
         def column_vector(s, totals):
             col = em.mul(s, w)
-            loaded = [values._load_extra(em, x, batch, row, row_ok, col, 1, w)
-                      for x in self.inputs]
+            loaded = self._load(em, values, batch, row, row_ok, col, 1, w)
             y = values._run_program(em, loaded[0], loaded, w)
             return [values._op(em, fold, w, totals[0], y)]
 

@@ -17,6 +17,11 @@ zero, i32 -> i8 keeping the low byte).
 `reduce = "sum" | "max"` folds the program's value over N (the last axis): the output is
 then [G, M, 1] and the integer attribute `n` gives N, which no operand need hold.
 The front end records in `unfused` (a string) why a gemm's epilogue did not take the op.
+
+`packing` (one string per input, "" when absent) marks an input of int4 values two to a
+byte along N, MIGraphX's unpack: "s4" signed (the low nibble first, each sign-extended),
+"u4" unsigned (0..15); such an input is an i8 buffer of kind "gmn" and shape
+[G, M, N / 2], read as the [G, M, N] values, which a signed i8 holds either way.
 """
 
 from __future__ import annotations
@@ -29,9 +34,11 @@ from accel.dialect.ir_helpers import OpView, int_attr, memref_info, string_attr
 from accel.dialect.op_rules import (
     check_attribute_names, check_host_code, check_nonempty, check_plain_buffer,
 )
+from accel.target.database import get_arch
 
-ATTRIBUTES = ("arch", "program", "operands", "reduce", "n", "unfused")
+ATTRIBUTES = ("arch", "program", "operands", "reduce", "n", "unfused", "packing")
 REDUCTIONS = ("none", "sum", "max")
+PACKINGS = ("", "s4", "u4")
 # The types an elementwise kernel writes: the epilogue operands' (MIGraphX's quantized
 # i8 among them).
 OUTPUT_TYPES = EPILOGUE_OPERAND_TYPES
@@ -49,7 +56,8 @@ class ElementwiseOp(OpView):
     @classmethod
     def build(cls, inputs: list[ir.Value], out: ir.Value, *, arch: str, program: str,
               kinds: list[str], reduce: str = "none", n: int | None = None,
-              unfused: str | None = None, loc: ir.Location | None = None) -> "ElementwiseOp":
+              unfused: str | None = None, packing: list[str] | None = None,
+              loc: ir.Location | None = None) -> "ElementwiseOp":
         attrs = {"arch": ir.StringAttr.get(arch), "program": ir.StringAttr.get(program),
                  "operands": ir.ArrayAttr.get([ir.StringAttr.get(k) for k in kinds])}
         if reduce != "none":
@@ -57,6 +65,8 @@ class ElementwiseOp(OpView):
             attrs["n"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)
         if unfused:
             attrs["unfused"] = ir.StringAttr.get(unfused)
+        if packing and any(packing):
+            attrs["packing"] = ir.ArrayAttr.get([ir.StringAttr.get(p) for p in packing])
         op = ir.Operation.create(cls.OP_NAME, results=[], operands=list(inputs) + [out],
                                  attributes=attrs, loc=loc or ir.Location.unknown())
         return cls(op)
@@ -90,6 +100,16 @@ class ElementwiseOp(OpView):
         return [a.value for a in attr]
 
     @property
+    def packing(self) -> list[str]:
+        if "packing" not in self.op.attributes:
+            return [""] * len(self.inputs)
+        attr = self.op.attributes["packing"]
+        if not isinstance(attr, ir.ArrayAttr) or not all(isinstance(a, ir.StringAttr)
+                                                         for a in attr):
+            raise AccelError("attribute 'packing' must be an array of strings")
+        return [a.value for a in attr]
+
+    @property
     def reduce(self) -> str:
         return string_attr(self.op, "reduce", "none")
 
@@ -120,6 +140,7 @@ class ElementwiseOp(OpView):
             check_attribute_names(self.op, ATTRIBUTES)
             if not self.arch:
                 raise AccelError("attribute 'arch' is required")
+            get_arch(self.arch)
             for name in ("program", "operands"):
                 if name not in self.op.attributes:
                     raise AccelError(f"attribute '{name}' is required")
@@ -152,11 +173,25 @@ class ElementwiseOp(OpView):
                                  f"{len(self.inputs)} input(s)")
             if any(a == "%acc" for s in program.steps for a in s.args):
                 raise AccelError("an elementwise program has no %acc: it reads %e0, %e1, ...")
-            for i, (v, kind) in enumerate(zip(self.inputs, kinds)):
+            packing = self.packing
+            if len(packing) != len(self.inputs):
+                raise AccelError(f"{len(packing)} packing(s) for {len(self.inputs)} input(s)")
+            for i, (v, kind, pack) in enumerate(zip(self.inputs, kinds, packing)):
                 shape, elem = memref_info(v)
                 if kind not in KINDS:
                     raise AccelError(f"input {i} kind '{kind}' is not one of "
                                      f"{', '.join(repr(k) for k in KINDS)}")
+                if pack not in PACKINGS:
+                    raise AccelError(f"input {i} packing '{pack}' is not one of "
+                                     f"{', '.join(repr(p) for p in PACKINGS)}")
+                if pack:
+                    if elem != "i8" or kind != "gmn" or n % 2:
+                        raise AccelError(f"input {i} of int4 pairs must be an i8 'gmn' input "
+                                         f"and N even, got {elem} '{kind}' with N = {n}")
+                    if shape != [g, m, n // 2]:
+                        raise AccelError(f"input {i} of int4 pairs must be {[g, m, n // 2]}, "
+                                         f"got {shape}")
+                    continue
                 if elem not in EPILOGUE_OPERAND_TYPES:
                     raise AccelError(f"input {i} has element type {elem}, not one of "
                                      f"{', '.join(EPILOGUE_OPERAND_TYPES)}")

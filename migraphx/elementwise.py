@@ -9,6 +9,9 @@ the ops MIGraphX puts around a GEMM that are not one elementwise step:
 * `dequantizelinear(x, scale[, zero])`: (x - zero) * scale, in f32;
 * `reduce_sum` / `reduce_max` over the last axis: a row reduction of the op's input;
 * `greater_or_equal` / `less_or_equal`: 1 - less / 1 - greater;
+* `unpack` (int4 weights, two to a byte along the last axis): a kernel reading the
+  bytes as int4 pairs (signed or unsigned: 0..15 fits a signed i8, so its value is
+  si8 from here), usually folded into the dequantizelinear that reads it;
 * `softmax` over the last axis: exp(x - max) / sum(exp(x - max)), as three kernels (the
   row max; the row sum of exp(x - max); the quotient), so nothing of [G, M, N] but the
   result is written.
@@ -42,11 +45,12 @@ QUANTIZE = "migraphx.quantizelinear"
 DEQUANTIZE = "migraphx.dequantizelinear"
 REDUCTIONS = {"migraphx.reduce_sum": "sum", "migraphx.reduce_max": "max"}
 SOFTMAX = "migraphx.softmax"
+UNPACK = "migraphx.unpack"
 # Comparisons the epilogue has no step for, as op lists of two steps (1 or 0).
 COMPARISONS = {"migraphx.greater_or_equal": "%0 = less %e0, %e1; %1 = sub 1, %0",
                "migraphx.less_or_equal": "%0 = greater %e0, %e1; %1 = sub 1, %0"}
 # Ops lowered here besides the fusible elementwise ones and convert.
-KERNEL_OPS = (QUANTIZE, DEQUANTIZE, SOFTMAX) + tuple(REDUCTIONS) + tuple(COMPARISONS)
+KERNEL_OPS = (QUANTIZE, DEQUANTIZE, SOFTMAX, UNPACK) + tuple(REDUCTIONS) + tuple(COMPARISONS)
 
 # round_half_even(x) for |x| <= 2^22 in f32: adding 1.5 * 2^23 leaves no fraction bits,
 # so the add rounds x to an integer, half to even (the default rounding), and the
@@ -103,6 +107,7 @@ class _Map:
     op: ElementwiseOp
     gmn: list
     out: ir.Value          # the output memref as the kernel takes it
+    packing: list          # its inputs' packing (the op's attribute)
 
 
 def _compose(first: Program, first_out: str, acc: str, then: Program, slots: set,
@@ -173,6 +178,8 @@ class ElementwiseLowering:
         """The kernel(s) of `op`; `unfused` is why a gemm's epilogue did not take it (the
         kernel's `unfused` attribute)."""
         name = op.name
+        if name == UNPACK:
+            return self._unpack(op, ins, out_st)
         for st in [t.st for t in ins] + [out_st]:
             if st.is_unsigned:
                 raise AccelError(f"'{name}' on {st.elem} values: accel's kernels compute on "
@@ -211,6 +218,24 @@ class ElementwiseLowering:
         return self._kernel(op, ins, _map_program(op, ins, out_st), out_st, "none", dims,
                             unfused)
 
+    def _unpack(self, op, ins: list[Tensor], out_st: ShapedType) -> Tensor:
+        if len(ins) != 1 or ins[0].st.mlir_elem != "i8":
+            raise AccelError(f"'{op.name}' takes one i8 operand", op.location)
+        t = ins[0]
+        dims = list(t.view.shape)
+        _last_axis(op, len(dims), "axis")
+        if list(out_st.dims) != dims[:-1] + [2 * dims[-1]]:
+            raise AccelError(f"'{op.name}' result {list(out_st.dims)} is not its operand "
+                             f"{dims} with the last axis doubled", op.location)
+        half, full = _as_gmn(dims), _as_gmn(out_st.dims)
+        view = t.view.reshape(half)
+        found = extra_buffer(Tensor(t.base, view, t.st), half) if view is not None else None
+        if found is None or found[0] != "gmn":
+            found = ("gmn", memrefs.reshape(self.materialize(t).base, half))
+        st = ShapedType(out_st.dims, "si8", out_st.strides)
+        return self._kernel(op, [], "", st, "none", list(out_st.dims), packed=[
+            (found[1], t.base, "u4" if t.st.is_unsigned else "s4")])
+
     def _softmax(self, op, x: Tensor, out_st: ShapedType, dims) -> Tensor:
         if not out_st.mlir_elem.startswith(("f", "bf")):
             raise AccelError(f"'{op.name}' of {out_st.elem} values: a float type is needed",
@@ -226,10 +251,14 @@ class ElementwiseLowering:
                             dims)
 
     def _kernel(self, op, ins: list[Tensor], program: str, out_st: ShapedType, reduce: str,
-                dims, unfused: str | None = None) -> Tensor:
-        """One accel.elementwise over `ins` (each of shape `dims`), writing `out_st`."""
+                dims, unfused: str | None = None, packed=()) -> Tensor:
+        """One accel.elementwise over `ins` (each of shape `dims`), writing `out_st`;
+        `packed`: (memref, buffer, packing) of inputs of int4 pairs, before `ins`."""
         gmn = _as_gmn(dims)
-        kinds, mems, bases = [], [], []
+        kinds = ["gmn"] * len(packed)
+        mems = [mem for mem, _, _ in packed]
+        bases = [base for _, base, _ in packed]
+        packing = [p for _, _, p in packed] + [""] * len(ins)
         for t in ins:
             view = t.view.reshape(gmn)
             found = extra_buffer(Tensor(t.base, view, t.st), gmn) if view is not None else None
@@ -242,8 +271,8 @@ class ElementwiseLowering:
             mems.append(found[1])
             bases.append(base)
         if op.name != SOFTMAX:   # (a softmax's three kernels all read its operand)
-            program, kinds, mems = self._absorb(bases, program, kinds, mems, gmn,
-                                                out_st.mlir_elem)
+            program, kinds, mems, packing = self._absorb(bases, program, kinds, mems,
+                                                         packing, gmn, out_st.mlir_elem)
         out_gmn = gmn[:2] + [1] if reduce != "none" else gmn
         elem_t = ir.Type.parse(out_st.mlir_elem)
         out = self._destination(op, out_st, reduce)
@@ -252,16 +281,16 @@ class ElementwiseLowering:
         kernel = ElementwiseOp.build(mems, out_mem, arch=self.arch, program=program,
                                      kinds=kinds, reduce=reduce,
                                      n=gmn[2] if reduce != "none" else None,
-                                     unfused=unfused, loc=op.location)
+                                     unfused=unfused, packing=packing, loc=op.location)
         kernel.verify()
         _erase_unused(self.dead)
         self.dead = []
         if reduce == "none" and out is None and len(list(op.results[0].uses)) == 1:
-            self.maps[base] = _Map(kernel, gmn, out_mem)
+            self.maps[base] = _Map(kernel, gmn, out_mem, packing)
         return Tensor(base, View.contiguous(list(out_st.dims)), out_st)
 
     def _absorb(self, bases: list, program: str, kinds: list[str], mems: list,
-                gmn, out_elem: str) -> tuple[str, list[str], list]:
+                packing: list[str], gmn, out_elem: str) -> tuple[str, list, list, list]:
         """The kernel with the map kernels it reads folded in: a map kernel of this
         function whose value only this op reads, over the same [G, M, N], computed in the
         same type, is computed here instead (its steps first, its value rounded to its
@@ -274,7 +303,7 @@ class ElementwiseLowering:
             if prior is None or prior.gmn != gmn:
                 continue
             slots = {j for j, b in enumerate(bases)
-                     if b is not None and b == base and kinds[j] == "gmn"}
+                     if b is not None and b == base and kinds[j] == "gmn" and not packing[j]}
             if not slots:
                 continue
             keep = [j for j in range(len(bases)) if j not in slots]
@@ -282,20 +311,24 @@ class ElementwiseLowering:
             first = a.inputs
             new_mems = first + [mems[j] for j in keep]
             new_kinds = a.kinds + [kinds[j] for j in keep]
-            acc = a.compute_type
+            new_packing = prior.packing + [packing[j] for j in keep]
             types = [memref_info(v)[1] for v in new_mems]
             own = compute_type(Program.parse(program), [memref_info(v)[1] for v in mems],
                                out_elem)
-            merged = _compose(a.program, a.out_type, acc, Program.parse(program), slots,
-                              keep, len(first))
+            # A kernel that only moves its input's values (an unpack, a same-type copy)
+            # computes nothing that the type it is computed in could change.
+            moves = not a.program.steps and a.input_types[0] == a.out_type
+            acc = own if moves else a.compute_type
+            merged = _compose(a.program, acc if moves else a.out_type, acc,
+                              Program.parse(program), slots, keep, len(first))
             if own != acc or compute_type(Program.parse(merged), types, out_elem) != acc:
                 continue
             del self.maps[base]
             a.op.erase()
             self.dead += [mems[j] for j in slots] + [prior.out, base]
             return self._absorb([None] * len(first) + [bases[j] for j in keep], merged,
-                                new_kinds, new_mems, gmn, out_elem)
-        return program, kinds, mems
+                                new_kinds, new_mems, new_packing, gmn, out_elem)
+        return program, kinds, mems, packing
 
     def _destination(self, op, out_st: ShapedType, reduce: str) -> ir.Value | None:
         """The out-parameter the op's value is returned in, when the kernel can write it

@@ -10,8 +10,8 @@ out-parameters; then the body is lowered op by op, in order:
   operand is defined; there it becomes one accel.gemm with the chain as its epilogue
   op list, and the chain's last value takes the dot's place (for the destination too);
 * an elementwise op no gemm epilogue takes, and quantizelinear, dequantizelinear,
-  reduce_sum / reduce_max and softmax over the last axis, become accel.elementwise
-  kernels (accel.migraphx.elementwise): never host-only IR.
+  unpack (int4), reduce_sum / reduce_max and softmax over the last axis, become
+  accel.elementwise kernels (accel.migraphx.elementwise): never host-only IR.
 Values are returned by writing the out-parameters (in place when the producer could,
 else by a copy).
 """
@@ -34,14 +34,6 @@ from accel.migraphx.shaped import ShapedType
 from accel.migraphx.tensor import Tensor
 from accel.migraphx.view_ops import PURE_VIEWS, VIEW_OPS, shaped, view_op
 from accel.target.database import get_arch
-
-
-# Ops the front end refuses for a reason worth naming.
-UNSUPPORTED_BECAUSE = {
-    # MIGraphX's int4 weights: two 4-bit values to a byte, unpacked along `axis`.
-    "migraphx.unpack": "it unpacks int4 values (two to a byte); accel's GEMMs and kernels "
-                       "compute on whole-byte types (i8, fp8 and wider)",
-}
 
 
 class FuncLowering:
@@ -102,9 +94,6 @@ class FuncLowering:
             self._define(op, view_op(op, ins[0], out_st, materialize))
         elif name in DOTS:
             self._define(op, self.dots.lower(op, ins, out_st))
-        elif name in UNSUPPORTED_BECAUSE:
-            raise AccelError(f"'{name}' is not supported by accel-from-migraphx: "
-                             f"{UNSUPPORTED_BECAUSE[name]}", op.location)
         else:
             raise AccelError(f"'{name}' is not supported by accel-from-migraphx", op.location)
         check_shape(op, self.values[op.results[0]].view.shape, out_st)

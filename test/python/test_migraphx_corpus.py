@@ -85,3 +85,14 @@ def test_mx_scaled_quant_dot_is_named(corpus_results):
     """The MX-scaled quant_dot form parses; a chunk whose first error it is names it."""
     assert not any("unexpected 'scaled'" in r["message"] for r in corpus_results)
     assert sum("MX-scaled 'migraphx.quant_dot'" in r["message"] for r in corpus_results) >= 11
+
+
+def test_elementwise_work_is_never_the_reason_a_chunk_stops(corpus_results):
+    """What no gemm epilogue takes is a kernel of its own (accel.elementwise): no chunk
+    stops at an elementwise op, a reduction, softmax or (de)quantization."""
+    ops = ("reduce_sum", "reduce_max", "softmax", "quantizelinear", "dequantizelinear",
+           "greater_or_equal", "cannot fuse")
+    bad = [f"{r['chunk']}: {r['message']}" for r in corpus_results
+           if r["outcome"] == "diagnosed" and any(o in r["message"] for o in ops)]
+    assert not bad, "\n".join(bad)
+    assert sum(r["elementwise"] for r in corpus_results) > 0

@@ -380,3 +380,42 @@ def test_corpus_dot_add_reduce_sum_bf16(arch):
                arch, [a, b, c], out)
     want = (a.astype(np.float64) @ b.astype(np.float64) + c).sum(-1, keepdims=True)
     assert (out.astype(np.float64) == want).all(), (out.ravel(), want.ravel())   # exact
+
+
+def unpack_int4(packed: np.ndarray, signed: bool) -> np.ndarray:
+    """MIGraphX's unpack along the last axis: the low nibble first."""
+    b = packed.astype(np.int64) & 0xFF
+    low, high = b & 15, b >> 4
+    if signed:
+        low, high = np.where(low > 7, low - 16, low), np.where(high > 7, high - 16, high)
+    return np.stack([low, high], axis=-1).reshape(*packed.shape[:-1], 2 * packed.shape[-1])
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("elem", ["si8", "ui8"])
+def test_int4_weights_unpacked_and_dequantized(arch, elem):
+    """MIGraphX's int4 GEMM (AMDMIGraphX's int4_unpack_dequantizelinear, rocMLIR's
+    mixr-dot-int4): B's int4 pairs unpacked and dequantized by per-element scales and
+    zero points in one kernel (the unpack folded into it), then an f16 dot; N = 38 (even,
+    not a multiple of 4: two values, one byte, a thread)."""
+    m, k, n = 9, 12, 38
+    w_t, u_t = shaped([k, n // 2], elem), shaped([k, n], elem)
+    s_t, z_t, a_t, o_t = (shaped([k, n], "f16"), shaped([k, n], "f16"), shaped([m, k], "f16"),
+                          shaped([m, n], "f16"))
+    text = _f(f"%a: !migraphx.shaped{a_t}, %w: !migraphx.shaped{w_t}, "
+              f"%s: !migraphx.shaped{s_t}, %z: !migraphx.shaped{z_t}",
+              f"  %0 = migraphx.unpack %w {{axis = 1 : i64}} : {w_t} -> {u_t}\n"
+              f"  %1 = migraphx.dequantizelinear %0, %s, %z : {u_t}, {s_t}, {z_t} -> {s_t}\n"
+              f"  %2 = migraphx.dot %a, %1 : {a_t}, {s_t} -> {o_t}\n"
+              f"  return %2 : !migraphx.shaped{o_t}", o_t)
+    rng = np.random.default_rng(13)
+    w = rng.integers(-128, 128, (k, n // 2)).astype(np.int8)
+    s = rng.choice([0.25, 0.5, 1.0], (k, n)).astype(np.float16)
+    z = rng.integers(-2, 3, (k, n)).astype(np.float16)
+    a = rng.integers(-2, 3, (m, k)).astype(np.float16)
+    out = np.full((m, n), np.nan, dtype=np.float16)
+    result = run_migraphx(text, arch, [a, w, s, z], out)
+    assert [kk.metadata.get("op", "gemm") for kk in result.kernels] == ["elementwise", "gemm"]
+    b = (unpack_int4(w, elem == "si8") - z.astype(np.float64)) * s
+    want = a.astype(np.float64) @ b       # quarter-integers, small: exact in f16 and f32
+    assert (out.astype(np.float64) == want).all(), np.argwhere(out != want)[:5]

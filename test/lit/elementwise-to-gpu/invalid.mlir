@@ -94,3 +94,11 @@ func.func @strided(%x: memref<1x4x4xf32, strided<[32, 8, 1]>>, %o: memref<1x4x4x
   "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = ""} : (memref<1x4x4xf32, strided<[32, 8, 1]>>, memref<1x4x4xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @arch(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{unknown arch 'gfx90a' (supported: gfx942, gfx1100, gfx1201)}}
+  "accel.elementwise"(%x, %o) {arch = "gfx90a", operands = ["gmn"], program = ""} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
+  return
+}
