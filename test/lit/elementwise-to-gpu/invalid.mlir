@@ -102,3 +102,19 @@ func.func @arch(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
   "accel.elementwise"(%x, %o) {arch = "gfx90a", operands = ["gmn"], program = ""} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @int4_shape(%w: memref<1x3x8xi8>, %o: memref<1x3x8xi8>) {
+  // expected-error@+1 {{input 0 of int4 pairs must be [1, 3, 4], got [1, 3, 8]}}
+  "accel.elementwise"(%w, %o) {arch = "gfx942", operands = ["gmn"], packing = ["s4"], program = ""} : (memref<1x3x8xi8>, memref<1x3x8xi8>) -> ()
+  return
+}
+
+// -----
+
+func.func @int4_kind(%w: memref<4xi8>, %o: memref<1x3x8xi8>) {
+  // expected-error@+1 {{input 0 of int4 pairs must be an i8 'gmn' input and N even, got i8 'n' with N = 8}}
+  "accel.elementwise"(%w, %o) {arch = "gfx942", operands = ["n"], packing = ["s4"], program = ""} : (memref<4xi8>, memref<1x3x8xi8>) -> ()
+  return
+}

@@ -110,3 +110,25 @@ func.func @shared(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>, %p: memref<1x4x4
   "accel.elementwise"(%o, %p) {arch = "gfx942", operands = ["gmn"], program = "%0 = relu %e0"} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
   return
 }
+
+// -----
+
+// int4 pairs (MIGraphX's unpack): N = 8, four values a thread from two bytes at column / 2,
+// split low nibble first ((b << 4) >> 4 and b >> 4 signed; b & 15 and b >> 4 unsigned)
+// and interleaved by one shuffle.
+// CHECK-LABEL: func.func @int4
+// CHECK: %[[B:.*]] = amdgpu.raw_buffer_load %{{.*}}[%{{.*}}, %{{.*}}, %[[HALF:.*]]] : memref<1x3x4xi8>, i32, i32, i32 -> vector<2xi8>
+// CHECK: %[[FOUR:.*]] = arith.constant dense<4> : vector<2xi8>
+// CHECK: %[[UP:.*]] = arith.shli %[[B]], %[[FOUR]] : vector<2xi8>
+// CHECK: %[[LO:.*]] = arith.shrsi %[[UP]], %[[FOUR]] : vector<2xi8>
+// CHECK: %[[HI:.*]] = arith.shrsi %[[B]], %[[FOUR]] : vector<2xi8>
+// CHECK: vector.shuffle %[[LO]], %[[HI]] [0, 2, 1, 3] : vector<2xi8>, vector<2xi8>
+// CHECK: arith.sitofp %{{.*}} : vector<4xi8> to vector<4xf32>
+// CHECK: gpu.func
+// CHECK: arith.andi %{{.*}}, %{{.*}} : vector<2xi8>
+// CHECK: arith.shrui %{{.*}}, %{{.*}} : vector<2xi8>
+func.func @int4(%w: memref<1x3x4xi8>, %s: memref<1x3x8xf16>, %o: memref<1x3x8xf16>, %u: memref<1x3x8xf16>) {
+  "accel.elementwise"(%w, %s, %o) {arch = "gfx942", operands = ["gmn", "gmn"], packing = ["s4", ""], program = "%0 = mul %e0, %e1"} : (memref<1x3x4xi8>, memref<1x3x8xf16>, memref<1x3x8xf16>) -> ()
+  "accel.elementwise"(%w, %s, %u) {arch = "gfx942", operands = ["gmn", "gmn"], packing = ["u4", ""], program = "%0 = mul %e0, %e1"} : (memref<1x3x4xi8>, memref<1x3x8xf16>, memref<1x3x8xf16>) -> ()
+  return
+}

@@ -70,11 +70,23 @@ func.func @reduce_axis(%x: !migraphx.shaped<2x3x8xf32, 24x8x1>) -> !migraphx.sha
 
 // -----
 
-// MIGraphX's int4 weights (two values a byte): named as what accel does not take.
-func.func @unpack(%w: !migraphx.shaped<4x2xsi8, 2x1>) -> !migraphx.shaped<4x4xsi8, 4x1> attributes {arch = "gfx942"} {
-  // expected-error@+1 {{'migraphx.unpack' is not supported by accel-from-migraphx: it unpacks int4 values (two to a byte); accel's GEMMs and kernels compute on whole-byte types (i8, fp8 and wider)}}
-  %0 = migraphx.unpack %w {axis = 1 : i64} : <4x2xsi8, 2x1> -> <4x4xsi8, 4x1>
-  return %0 : !migraphx.shaped<4x4xsi8, 4x1>
+// MIGraphX's int4 weights (two values a byte, the low nibble first): the unpack is a
+// kernel reading the bytes as int4 pairs, folded into the dequantizelinear that reads it.
+// CHECK-LABEL: func.func @unpack(
+// CHECK: "accel.elementwise"(%{{.*}}, %{{.*}}, %{{.*}}) {arch = "gfx942", operands = ["gmn", "gmn"], packing = ["u4", ""], program = "%0 = mul %e0, %e1"} : (memref<1x4x2xi8>, memref<1x4x4xf16>, memref<1x4x4xf16>) -> ()
+// CHECK-NEXT: return
+func.func @unpack(%w: !migraphx.shaped<4x2xui8, 2x1>, %s: !migraphx.shaped<4x4xf16, 4x1>) -> !migraphx.shaped<4x4xf16, 4x1> attributes {arch = "gfx942"} {
+  %0 = migraphx.unpack %w {axis = 1 : i64} : <4x2xui8, 2x1> -> <4x4xui8, 4x1>
+  %1 = migraphx.dequantizelinear %0, %s : <4x4xui8, 4x1>, <4x4xf16, 4x1> -> <4x4xf16, 4x1>
+  return %1 : !migraphx.shaped<4x4xf16, 4x1>
+}
+
+// -----
+
+func.func @unpack_axis(%w: !migraphx.shaped<4x2xsi8, 2x1>) -> !migraphx.shaped<8x2xsi8, 2x1> attributes {arch = "gfx942"} {
+  // expected-error@+1 {{'migraphx.unpack' over axes [0]: accel reduces over the last axis only}}
+  %0 = migraphx.unpack %w {axis = 0 : i64} : <4x2xsi8, 2x1> -> <8x2xsi8, 2x1>
+  return %0 : !migraphx.shaped<8x2xsi8, 2x1>
 }
 
 // -----
