@@ -19,13 +19,14 @@ smallest i32 for max) starts it; the row's result is converted and stored at [g,
 An input of int4 pairs (`packing` "s4" / "u4", MIGraphX's unpack) is loaded width / 2
 bytes at column / 2 (width is even then) and split into its nibbles, low first: signed,
 (b << 4) >> 4 and b >> 4 arithmetic; unsigned, b & 15 and b >> 4 logical; interleaved by
-one shuffle into the width values, which fit a signed i8 either way.
+one shuffle into the width values, which fit a signed i8 either way. An input of
+unsigned bytes ("u8") is loaded as any other and widened by extui / uitofp.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from accel.codegen.builder import Emitter, kernel_module_text
 from accel.codegen.epilogue import Epilogue, Extra
@@ -53,9 +54,18 @@ def _pow2_at_least(x: int) -> int:
     return p
 
 
+@dataclass(frozen=True)
 class _Values(Epilogue):
     """The epilogue's loads, steps and constants, with the conversions an elementwise
-    kernel writes beyond a gemm's: f32 -> i32 / i8 (truncating) and i32 -> i8."""
+    kernel writes beyond a gemm's: f32 -> i32 / i8 (truncating) and i32 -> i8, and with
+    `unsigned`, inputs widened as unsigned bytes."""
+    unsigned: bool = False
+
+    def _widen(self, em: Emitter, x: str, elem: str, w: int) -> str:
+        if not self.unsigned or elem == self.acc_elem:
+            return super()._widen(em, x, elem, w)
+        op = "arith.extui" if self.acc_elem == "i32" else "arith.uitofp"
+        return em.assign(f"{op} {x} : {vector_type(w, elem)} to {vector_type(w, self.acc_elem)}")
 
     def _narrow(self, em: Emitter, x: str, w: int) -> str:
         src, dst = self.acc_elem, self.out_elem
@@ -96,7 +106,7 @@ class ElementwiseKernel:
         # An input of int4 pairs is read a byte (two values) at a time: an even width.
         width = next(w for w in (4, 2, 1) if n % w == 0 and all(
             w * ELEMENT_BYTES[t] <= MAX_VECTOR_BYTES for t in types)
-            and (w > 1 or not any(packing)))
+            and (w > 1 or not {"s4", "u4"} & set(packing)))
         inputs = tuple(Extra(f"e{i}", str(v.type), tuple(memref_info(v)[0]), k, t)
                        for i, (v, k, t) in enumerate(zip(op.inputs, op.kinds, op.input_types)))
         program = str(op.program)
@@ -160,8 +170,9 @@ class ElementwiseKernel:
         """Every input's values at (batch, row, col : col + w) in the compute type."""
         out = []
         for x, pack in zip(self.inputs, self.packing):
-            if not pack:
-                out.append(values._load_extra(em, x, batch, row, row_ok, col, col_ok, w))
+            if pack in ("", "u8"):
+                reader = replace(values, unsigned=True) if pack else values
+                out.append(reader._load_extra(em, x, batch, row, row_ok, col, col_ok, w))
                 continue
             lanes = w // 2
             b = em.select(em.and_(row_ok, col_ok), batch, self.g)

@@ -21,7 +21,8 @@ The front end records in `unfused` (a string) why a gemm's epilogue did not take
 `packing` (one string per input, "" when absent) marks an input of int4 values two to a
 byte along N, MIGraphX's unpack: "s4" signed (the low nibble first, each sign-extended),
 "u4" unsigned (0..15); such an input is an i8 buffer of kind "gmn" and shape
-[G, M, N / 2], read as the [G, M, N] values, which a signed i8 holds either way.
+[G, M, N / 2], read as the [G, M, N] values, which a signed i8 holds either way; "u8"
+marks an i8 input read as unsigned bytes (MIGraphX's ui8, 0..255).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from accel.target.database import get_arch
 
 ATTRIBUTES = ("arch", "program", "operands", "reduce", "n", "unfused", "packing")
 REDUCTIONS = ("none", "sum", "max")
-PACKINGS = ("", "s4", "u4")
+PACKINGS = ("", "s4", "u4", "u8")
 # The types an elementwise kernel writes: the epilogue operands' (MIGraphX's quantized
 # i8 among them).
 OUTPUT_TYPES = EPILOGUE_OPERAND_TYPES
@@ -184,7 +185,9 @@ class ElementwiseOp(OpView):
                 if pack not in PACKINGS:
                     raise AccelError(f"input {i} packing '{pack}' is not one of "
                                      f"{', '.join(repr(p) for p in PACKINGS)}")
-                if pack:
+                if pack == "u8" and elem != "i8":
+                    raise AccelError(f"input {i} of unsigned bytes must be i8, got {elem}")
+                if pack in ("s4", "u4"):
                     if elem != "i8" or kind != "gmn" or n % 2:
                         raise AccelError(f"input {i} of int4 pairs must be an i8 'gmn' input "
                                          f"and N even, got {elem} '{kind}' with N = {n}")

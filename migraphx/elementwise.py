@@ -180,10 +180,12 @@ class ElementwiseLowering:
         name = op.name
         if name == UNPACK:
             return self._unpack(op, ins, out_st)
-        for st in [t.st for t in ins] + [out_st]:
+        # Unsigned bytes are read as such (packing "u8"); no kernel writes unsigned values.
+        for st in [t.st for t in ins if t.st.elem != "ui8"] + [out_st]:
             if st.is_unsigned:
                 raise AccelError(f"'{name}' on {st.elem} values: accel's kernels compute on "
-                                 f"signed and float values", op.location)
+                                 f"signed and float values (and read unsigned bytes)",
+                                 op.location)
             if st.mlir_elem not in EPILOGUE_OPERAND_TYPES:
                 raise AccelError(f"'{name}' on {st.mlir_elem} values: accel's elementwise "
                                  f"kernels read and write {', '.join(OUTPUT_TYPES)}",
@@ -258,7 +260,7 @@ class ElementwiseLowering:
         kinds = ["gmn"] * len(packed)
         mems = [mem for mem, _, _ in packed]
         bases = [base for _, base, _ in packed]
-        packing = [p for _, _, p in packed] + [""] * len(ins)
+        packing = [p for _, _, p in packed] + ["u8" if t.st.elem == "ui8" else "" for t in ins]
         for t in ins:
             view = t.view.reshape(gmn)
             found = extra_buffer(Tensor(t.base, view, t.st), gmn) if view is not None else None

@@ -394,13 +394,14 @@ def unpack_int4(packed: np.ndarray, signed: bool) -> np.ndarray:
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("elem", ["si8", "ui8"])
 def test_int4_weights_unpacked_and_dequantized(arch, elem):
-    """MIGraphX's int4 GEMM (AMDMIGraphX's int4_unpack_dequantizelinear, rocMLIR's
+    """MIGraphX's int4 GEMM (AMDMIGraphX's int4/uint4_unpack_dequantizelinear, rocMLIR's
     mixr-dot-int4): B's int4 pairs unpacked and dequantized by per-element scales and
-    zero points in one kernel (the unpack folded into it), then an f16 dot; N = 38 (even,
-    not a multiple of 4: two values, one byte, a thread)."""
+    zero points of B's byte type (ui8 ones past 127, read unsigned) in one kernel (the
+    unpack folded into it), then an f16 dot; N = 38 (even, not a multiple of 4: two
+    values, one byte, a thread)."""
     m, k, n = 9, 12, 38
     w_t, u_t = shaped([k, n // 2], elem), shaped([k, n], elem)
-    s_t, z_t, a_t, o_t = (shaped([k, n], "f16"), shaped([k, n], "f16"), shaped([m, k], "f16"),
+    s_t, z_t, a_t, o_t = (shaped([k, n], "f16"), shaped([k, n], elem), shaped([m, k], "f16"),
                           shaped([m, n], "f16"))
     text = _f(f"%a: !migraphx.shaped{a_t}, %w: !migraphx.shaped{w_t}, "
               f"%s: !migraphx.shaped{s_t}, %z: !migraphx.shaped{z_t}",
@@ -411,11 +412,12 @@ def test_int4_weights_unpacked_and_dequantized(arch, elem):
     rng = np.random.default_rng(13)
     w = rng.integers(-128, 128, (k, n // 2)).astype(np.int8)
     s = rng.choice([0.25, 0.5, 1.0], (k, n)).astype(np.float16)
-    z = rng.integers(-2, 3, (k, n)).astype(np.float16)
+    z = (rng.integers(-2, 3, (k, n)) if elem == "si8" else
+         rng.integers(120, 140, (k, n))).astype(np.uint8 if elem == "ui8" else np.int8)
     a = rng.integers(-2, 3, (m, k)).astype(np.float16)
     out = np.full((m, n), np.nan, dtype=np.float16)
-    result = run_migraphx(text, arch, [a, w, s, z], out)
+    result = run_migraphx(text, arch, [a, w, s, z.view(np.int8)], out)
     assert [kk.metadata.get("op", "gemm") for kk in result.kernels] == ["elementwise", "gemm"]
     b = (unpack_int4(w, elem == "si8") - z.astype(np.float64)) * s
-    want = a.astype(np.float64) @ b       # quarter-integers, small: exact in f16 and f32
-    assert (out.astype(np.float64) == want).all(), np.argwhere(out != want)[:5]
+    want = a.astype(np.float64) @ b
+    assert_close(out, want, 2.0 ** -10)

@@ -132,3 +132,17 @@ func.func @int4(%w: memref<1x3x4xi8>, %s: memref<1x3x8xf16>, %o: memref<1x3x8xf1
   "accel.elementwise"(%w, %s, %u) {arch = "gfx942", operands = ["gmn", "gmn"], packing = ["u4", ""], program = "%0 = mul %e0, %e1"} : (memref<1x3x4xi8>, memref<1x3x8xf16>, memref<1x3x8xf16>) -> ()
   return
 }
+
+// -----
+
+// Unsigned bytes (MIGraphX's ui8) widen as such: uitofp in an f32 computation, extui in
+// an i32 one.
+// CHECK-LABEL: func.func @unsigned_bytes
+// CHECK: arith.uitofp %{{.*}} : vector<4xi8> to vector<4xf32>
+// CHECK: gpu.func
+// CHECK: arith.extui %{{.*}} : vector<4xi8> to vector<4xi32>
+func.func @unsigned_bytes(%z: memref<1x2x8xi8>, %o: memref<1x2x8xf32>, %p: memref<1x2x8xi32>) {
+  "accel.elementwise"(%z, %o) {arch = "gfx942", operands = ["gmn"], packing = ["u8"], program = "%0 = mul %e0, 0.5"} : (memref<1x2x8xi8>, memref<1x2x8xf32>) -> ()
+  "accel.elementwise"(%z, %p) {arch = "gfx942", operands = ["gmn"], packing = ["u8"], program = ""} : (memref<1x2x8xi8>, memref<1x2x8xi32>) -> ()
+  return
+}
