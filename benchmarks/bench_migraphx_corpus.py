@@ -45,11 +45,11 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   the MX-scaled quant_dot, 1 (Dialect/MIGraphX/ops.mlir) a plain f4E2M1FN dot in its
   first function.
   with elementwise kernels (accel.elementwise: what no epilogue takes, quantize/
-  dequantizelinear, reduce_sum/max and softmax over the last axis) and tosa.const read
-  as a literal: 71 converted, 32 diagnosed, 0 crash, 0 timeout; no unfused elementwise op;
-  89 gemms, 51 with a fused epilogue, 8 split along K; 18 elementwise kernels in 7 chunks,
-  10 of them row reductions; code objects on gfx942 70 of 71 (the other names gfx1201),
-  gfx1100 26, gfx1201 27.
+  dequantizelinear, int4 unpack, reduce_sum/max and softmax over the last axis) and
+  tosa.const read as a literal: 75 converted, 28 diagnosed, 0 crash, 0 timeout; no
+  unfused elementwise op; 93 gemms, 51 with a fused epilogue, 8 split along K; 23
+  elementwise kernels in 11 chunks, 10 of them row reductions; code objects on gfx942 74
+  of 75 (the other names gfx1201), gfx1100 28, gfx1201 29.
 """
 
 from __future__ import annotations
