@@ -384,9 +384,10 @@ def pack_metadata(kernel: PackKernel, code_object: bytes) -> dict:
 
 def elementwise_metadata(kernel: ElementwiseKernel, code_object: bytes) -> dict:
     """An accel.elementwise kernel's entry (codegen/elementwise.py): its inputs e0, e1,
-    ... (each with the indices of [G, M, N] it varies with), then the output."""
-    args = [{**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind}
-            for x in kernel.inputs]
+    ... (each with the indices of [G, M, N] it varies with, and how its bytes hold values
+    when not plainly: int4 pairs "s4"/"u4", unsigned bytes "u8"), then the output."""
+    args = [{**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind,
+             **({"packing": p} if p else {})} for x, p in zip(kernel.inputs, kernel.packing)]
     args.append(_arg("out", kernel.out_type, kernel.out_shape, "row"))
     return {
         "symbol": kernel.symbol,

@@ -88,7 +88,7 @@ class ElementwiseKernel:
     acc_type: str
     reduce: str                  # none | sum | max
     width: int                   # elements per thread access
-    packing: tuple[str, ...]     # per input: "" or int4 pairs ("s4", "u4")
+    packing: tuple[str, ...]     # per input: "", int4 pairs ("s4", "u4"), unsigned bytes ("u8")
 
     @classmethod
     def of(cls, op: ElementwiseOp) -> "ElementwiseKernel":

@@ -151,6 +151,7 @@ class ElementwiseOp(OpView):
             if (self.reduce != "none") != ("n" in self.op.attributes):
                 raise AccelError("attribute 'n' is given exactly when reducing")
             for i, v in enumerate(self.op.operands):
+                memref_info(v)   # a statically shaped memref, before its layout is read
                 check_plain_buffer(v, "the output" if i == len(self.inputs) else f"input {i}")
             out_shape, out_t = memref_info(self.out)
             if len(out_shape) != 3:

@@ -418,6 +418,28 @@ def test_int4_weights_unpacked_and_dequantized(arch, elem):
     out = np.full((m, n), np.nan, dtype=np.float16)
     result = run_migraphx(text, arch, [a, w, s, z.view(np.int8)], out)
     assert [kk.metadata.get("op", "gemm") for kk in result.kernels] == ["elementwise", "gemm"]
+    args = result.kernels[0].metadata["args"]
+    assert args[0]["shape"] == [1, k, n // 2] and args[0]["packing"] == (
+        "s4" if elem == "si8" else "u4")
+    assert args[2].get("packing") == (None if elem == "si8" else "u8")
     b = (unpack_int4(w, elem == "si8") - z.astype(np.float64)) * s
     want = a.astype(np.float64) @ b
     assert_close(out, want, 2.0 ** -10)
+
+
+def test_same_module_same_bytes():
+    """Kernel names and code objects depend on the input only (a digest of what each
+    kernel computes, not on order of creation or addresses)."""
+    text = corpus_text("ROCm-AMDMIGraphX__test__gpu__mlir.cpp__kv_cache_attention_seq_len_mask"
+                       ".mlir", "gfx942")
+    results = []
+    for _ in range(2):
+        with new_context():
+            module = ir.Module.parse(translate(text, "kv.mlir"))
+            run_pipeline(module, "accel-from-migraphx")
+            results.append(compile_module(module, "gfx942"))
+    assert [k.code_object for k in results[0].kernels] == [k.code_object
+                                                          for k in results[1].kernels]
+    assert results[0].metadata() == results[1].metadata()
+    assert sum(k.metadata.get("op") in ("elementwise", "reduce")
+               for k in results[0].kernels) == 4
