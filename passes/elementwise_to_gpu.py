@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from accel.bindings import arith, gpu, ir
 from accel.codegen.elementwise import ElementwiseKernel
 from accel.dialect.elementwise import ElementwiseOp
+from accel.diagnostics import AccelError
 from accel.dialect.ir_helpers import collect_ops
-from accel.passes.registry import AccelPass, register
+from accel.passes.registry import AccelPass, option, register
 
 
 @register
@@ -21,17 +22,22 @@ from accel.passes.registry import AccelPass, register
 class ElementwiseToGpu(AccelPass):
     NAME = "accel-elementwise-to-gpu"
     SUMMARY = "Lower accel.elementwise (and its row reductions) to a gpu.module kernel and a launch"
+    arch: str = option("", "the chip the ops must target (empty: any)")
 
     def run(self, module: ir.Module) -> None:
-        lower_elementwise(module)
+        lower_elementwise(module, self.arch)
 
 
-def lower_elementwise(module: ir.Module) -> list[ElementwiseKernel]:
-    """Lower every accel.elementwise in `module`; returns their kernels in program order."""
+def lower_elementwise(module: ir.Module, arch: str = "") -> list[ElementwiseKernel]:
+    """Lower every accel.elementwise in `module` (each targeting `arch`, when given);
+    returns their kernels in program order."""
     ops = [ElementwiseOp(op) for op in collect_ops(module, ElementwiseOp.OP_NAME)]
     kernels = []
     for op in ops:   # every diagnostic before any rewrite
         op.verify()
+        if arch and op.arch != arch:
+            raise AccelError(f"'{op.OP_NAME}' targets {op.arch} but the pipeline targets "
+                             f"{arch}", op.location)
         kernels.append(ElementwiseKernel.of(op))
     existing = {op.attributes["sym_name"].value for op in module.body.operations
                 if op.operation.name == "gpu.module"}

@@ -142,7 +142,7 @@ class KernelPipeline(PipelinePass):
 
     def steps(self) -> list[Step]:
         return [*self.front_steps(), LowerPack(), PlanKernel(), GemmToGpu(), GroupedGemmToGpu(),
-                ElementwiseToGpu(),
+                ElementwiseToGpu(arch=self.arch),
                 *self.kernel_steps(),
                 UpstreamSegment(HOST_LOWERING, verify=False),
                 *self.serialization_steps(self.format)]
@@ -156,5 +156,5 @@ class KernelPipeline(PipelinePass):
         PlanKernel().run(module)
         gemms = lower_gemms(module)
         grouped = lower_grouped_gemms(module)
-        elementwise = lower_elementwise(module)
+        elementwise = lower_elementwise(module, self.arch)
         return KernelIR(tuple(packs), tuple(gemms), tuple(grouped), tuple(elementwise))

@@ -1,5 +1,6 @@
-// RUN: accel-opt %s --split-input-file --verify-diagnostics
-// Each case breaks one rule of the accel.elementwise verifier.
+// RUN: accel-opt %s --split-input-file --verify-diagnostics --accel-elementwise-to-gpu=arch=gfx942
+// Each case breaks one rule of the accel.elementwise verifier (the last, the arch the
+// pass is given).
 
 func.func @no_arch(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
   // expected-error@+1 {{attribute 'arch' is required}}
@@ -116,5 +117,13 @@ func.func @int4_shape(%w: memref<1x3x8xi8>, %o: memref<1x3x8xi8>) {
 func.func @int4_kind(%w: memref<4xi8>, %o: memref<1x3x8xi8>) {
   // expected-error@+1 {{input 0 of int4 pairs must be an i8 'gmn' input and N even, got i8 'n' with N = 8}}
   "accel.elementwise"(%w, %o) {arch = "gfx942", operands = ["n"], packing = ["s4"], program = ""} : (memref<4xi8>, memref<1x3x8xi8>) -> ()
+  return
+}
+
+// -----
+
+func.func @pipeline_arch(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{'accel.elementwise' targets gfx1100 but the pipeline targets gfx942}}
+  "accel.elementwise"(%x, %o) {arch = "gfx1100", operands = ["gmn"], program = ""} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
   return
 }
