@@ -24,12 +24,14 @@ import threading
 
 from accel import validate
 from accel.bindings import ir, new_context
+from accel.codegen.elementwise import ElementwiseKernel
 from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
 from accel.codegen.split_k_reduce import ReductionKernel
 from accel.codegen.tile_list import TileListKernel
 from accel.compiled import CompiledKernel, CompileResult
 from accel.dialect.accel_tile import AccelTile
+from accel.dialect.elementwise import ElementwiseOp
 from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
 from accel.dialect.grouped_gemm import B_LAYOUTS, GROUPED_INPUTS, MODES, GroupedGemmOp
 from accel.dialect.epilogue_program import BIAS_EPILOGUES, EPILOGUES
@@ -208,8 +210,8 @@ def shared_context() -> ir.Context:
 
 def compile_module(source: str | ir.Module, arch: str | None = None,
                    assembly: bool = True) -> CompileResult:
-    """Compile every `accel.gemm` and `accel.grouped_gemm` of an MLIR module (text or
-    parsed) to code objects.
+    """Compile every `accel.gemm`, `accel.grouped_gemm` and `accel.elementwise` of an MLIR
+    module (text or parsed) to code objects.
 
     `arch` defaults to the gemms' own; all must agree. Text is parsed in a context
     shared by a bounded number of compiles (_ContextPool).
@@ -242,9 +244,13 @@ def compiled_gemms(module: ir.Module, arch: str | None) -> tuple[list[GemmOp], s
     verify_module(module)
     gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
     gemms += [GroupedGemmOp(op) for op in collect_ops(module, GroupedGemmOp.OP_NAME)]
-    if not gemms:
+    # A module of elementwise kernels alone (a MIGraphX function without a dot) compiles
+    # too; its arch comes from them.
+    arches = [op.arch for op in gemms]
+    arches += [ElementwiseOp(op).arch for op in collect_ops(module, ElementwiseOp.OP_NAME)]
+    if not arches:
         raise AccelError("the module has no 'accel.gemm' to compile")
-    return gemms, arch or gemms[0].arch
+    return gemms, arch or arches[0]
 
 
 def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> CompileResult:
@@ -261,6 +267,7 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
                   for k in lowered.gemms if k.reduction is not None})
     facts.update({k.symbol: (k, pack_metadata) for k in lowered.packs})
     facts.update(grouped_facts(lowered.grouped))
+    facts.update({k.symbol: (k, elementwise_metadata) for k in lowered.elementwise})
     out = []
     for symbol in order:
         kernel, describe = facts[symbol]
@@ -372,6 +379,29 @@ def pack_metadata(kernel: PackKernel, code_object: bytes) -> dict:
         "lds_bytes": 0,
         "vgprs": note_count(code_object, ".vgpr_count"),
         "args": [_arg("src", kernel.element, *src), _arg("dst", kernel.element, *dst)],
+    }
+
+
+def elementwise_metadata(kernel: ElementwiseKernel, code_object: bytes) -> dict:
+    """An accel.elementwise kernel's entry (codegen/elementwise.py): its inputs e0, e1,
+    ... (each with the indices of [G, M, N] it varies with, and how its bytes hold values
+    when not plainly: int4 pairs "s4"/"u4", unsigned bytes "u8"), then the output."""
+    args = [{**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind,
+             **({"packing": p} if p else {})} for x, p in zip(kernel.inputs, kernel.packing)]
+    args.append(_arg("out", kernel.out_type, kernel.out_shape, "row"))
+    return {
+        "symbol": kernel.symbol,
+        "code_object": f"{kernel.symbol}.hsaco",
+        "op": "elementwise" if kernel.reduce == "none" else "reduce",
+        "grid": list(kernel.grid),
+        "block": [kernel.block_size, 1, 1],
+        "lds_bytes": 0,
+        "vgprs": note_count(code_object, ".vgpr_count"),
+        "shape": {"g": kernel.g, "m": kernel.m, "n": kernel.n},
+        "program": kernel.program,
+        **({"reduce": kernel.reduce} if kernel.reduce != "none" else {}),
+        "compute_type": kernel.acc_type,
+        "args": args,
     }
 
 

@@ -24,6 +24,7 @@ from accel.bindings import ir
 from accel.codegen.kernel import GemmKernel
 from accel.compiled import CompiledKernel, CompileResult
 from accel.diagnostics import AccelError, mlir_error
+from accel.dialect.elementwise import ElementwiseOp
 from accel.dialect.gemm import GemmOp
 from accel.dialect.ir_helpers import collect_ops
 from accel.dialect.pack import PackOp, UnpackOp
@@ -131,10 +132,11 @@ def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
                 # error does not stop the others.
                 run_steps(module, KernelPipeline(arch=arch).front_steps())
                 gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
-            packs = [op for name in (PackOp.OP_NAME, UnpackOp.OP_NAME)
+            packs = [op for name in (PackOp.OP_NAME, UnpackOp.OP_NAME, ElementwiseOp.OP_NAME)
                      for op in collect_ops(module, name)]
             if packs:
-                # A unit is one gemm's kernels: a runtime pack would lose its kernel.
+                # A unit is one gemm's kernels: a runtime pack or an elementwise kernel
+                # would lose its kernel.
                 raise AccelError(f"'{packs[0].name}' is not compiled in a batch, which makes "
                                  f"one unit per accel.gemm (compile the module with "
                                  f"accel.compile_module or accel-kernel-pipeline)",

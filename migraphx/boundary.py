@@ -15,7 +15,7 @@ not given), else the pass's option.
 from __future__ import annotations
 
 from accel.bindings import func, ir
-from accel.diagnostics import AccelError
+from accel.diagnostics import AccelError, located
 from accel.dialect.ir_helpers import collect_ops, memref_info
 from accel.migraphx.copies import copy_into
 from accel.migraphx.shaped import ShapedType, standard_strides
@@ -76,7 +76,8 @@ def storage(st: ShapedType, loc, written: bool) -> tuple[list[int], View]:
 
 
 def _boundary_type(t: ir.Type, loc) -> ShapedType:
-    st = shaped(t)
+    with located(loc):
+        st = shaped(t)
     if st is None:
         raise AccelError(f"expected a !migraphx.shaped type at the function boundary, "
                          f"got {t}", loc)

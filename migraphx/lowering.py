@@ -9,9 +9,9 @@ out-parameters; then the body is lowered op by op, in order:
   (accel.migraphx.epilogue) is held until the chain's last op, where every extra
   operand is defined; there it becomes one accel.gemm with the chain as its epilogue
   op list, and the chain's last value takes the dot's place (for the destination too);
-* an elementwise op no gemm epilogue takes is an error naming why it did not fuse:
-  accel compiles elementwise work only inside a gemm's epilogue, so it is never left
-  behind as host-only IR.
+* an elementwise op no gemm epilogue takes, and quantizelinear, dequantizelinear,
+  unpack (int4), reduce_sum / reduce_max and softmax over the last axis, become
+  accel.elementwise kernels (accel.migraphx.elementwise): never host-only IR.
 Values are returned by writing the out-parameters (in place when the producer could,
 else by a copy).
 """
@@ -27,6 +27,7 @@ from accel.dialect.gemm_types import ACCUMULATOR
 from accel.migraphx.boundary import Boundary, func_arch
 from accel.migraphx.copies import materialize
 from accel.migraphx.dot import DOTS, DotLowering, check_shape
+from accel.migraphx.elementwise import KERNEL_OPS, ElementwiseLowering
 from accel.migraphx.epilogue import CONVERT, FUSIBLE, Fuser, operand_trees, region_after
 from accel.migraphx.literal import literal
 from accel.migraphx.shaped import ShapedType
@@ -52,8 +53,9 @@ class FuncLowering:
         self.arch, self.mma_kind = arch, mma_kind
 
     def run(self) -> None:
-        self.boundary = Boundary(self.old, DOTS + tuple(FUSIBLE) + (CONVERT,))
+        self.boundary = Boundary(self.old, DOTS + tuple(FUSIBLE) + (CONVERT,) + KERNEL_OPS)
         self.dots = DotLowering(self.arch, self.mma_kind, self.boundary, materialize)
+        self.kernels = ElementwiseLowering(self.arch, self.boundary, materialize)
         self.values.update(self.boundary.args)
         ops = list(self.old.regions[0].blocks[0].operations)
         ret = ops[-1]
@@ -83,14 +85,12 @@ class FuncLowering:
         if name == "migraphx.literal":
             self._define(op, literal(self.module, op, self._result_type(op)))
             return
-        if name in FUSIBLE or name == CONVERT:
-            why = self.refusals.get(op, "it does not compute on a dot's result")
-            raise AccelError(f"'{name}' cannot fuse into a gemm's epilogue: {why} (accel "
-                             f"compiles elementwise work only as a gemm's epilogue)",
-                             op.location)
         ins = [self._value(v) for v in op.operands]
         out_st = self._result_type(op)
-        if name in VIEW_OPS:
+        if name in FUSIBLE or name == CONVERT or name in KERNEL_OPS:
+            # What no gemm's epilogue took is a kernel of its own, which records why.
+            self._define(op, self.kernels.lower(op, ins, out_st, self.refusals.get(op)))
+        elif name in VIEW_OPS:
             self._define(op, view_op(op, ins[0], out_st, materialize))
         elif name in DOTS:
             self._define(op, self.dots.lower(op, ins, out_st))

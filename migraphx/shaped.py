@@ -29,6 +29,9 @@ class ShapedType:
     def parse_body(body: str) -> "ShapedType":
         """Parse the text between the angle brackets; AccelError (no location) if malformed."""
         m = _BODY.match(body)
+        if not m and "?" in body:
+            raise AccelError(f"dynamic MIGraphX shape '<{body.strip()}>' is not supported: "
+                             f"accel compiles static shapes")
         if not m:
             raise AccelError(f"malformed MIGraphX shaped type '<{body.strip()}>': expected "
                              f"'<dims x element-type, strides>'")

@@ -63,12 +63,25 @@ def pure_view(op: ir.Operation, view: View) -> View | None:
 
 
 def multibroadcast(op: ir.Operation, t: Tensor) -> Tensor:
+    """numpy's broadcast (aligned right); failing that, the placement the result type's
+    strides spell: rocMLIR's tests write `<1x32xi32, 32x1> -> <1x32x1x1024xi32, 32x1x0x0>`,
+    the operand at the front (axis 0) and the new dimensions after it, stride 0."""
     lens = int_list(op, "out_lens")
     view = t.view.broadcast(lens)
+    out_st = shaped(op.results[0].type)
+    rank = t.view.rank
+    for axis in range(len(lens) - rank + 1) if view is None and out_st is not None else ():
+        outside = out_st.strides[:axis] + out_st.strides[axis + rank:]
+        placed = View(t.view.dims, t.view.offset).broadcast(lens[axis:axis + rank])
+        if len(out_st.strides) == len(lens) and not any(outside) and placed is not None:
+            dims = tuple(((n, 0),) if n != 1 else () for n in lens[:axis]) + placed.dims + \
+                tuple(((n, 0),) if n != 1 else () for n in lens[axis + rank:])
+            view = View(dims, t.view.offset)
+            break
     if view is None:
         raise AccelError(f"cannot broadcast shape {list(t.view.shape)} to {lens}",
                          op.location)
-    return Tensor(t.base, view, shaped(op.results[0].type))
+    return Tensor(t.base, view, out_st)
 
 
 def axis_broadcast(op: ir.Operation, t: Tensor) -> Tensor:

@@ -1,4 +1,5 @@
-"""accel-from-migraphx: MIGraphX kernels (generic form, see accel.migraphx) -> accel.gemm.
+"""accel-from-migraphx: MIGraphX kernels (generic form, see accel.migraphx) -> accel.gemm
+and accel.elementwise.
 
 Per `func.func` whose signature uses `!migraphx.shaped` (or whose body holds MIGraphX
 ops; `tensor<...>` types of the older form are packed row-major), one step per concept:
@@ -10,8 +11,10 @@ ops; `tensor<...>` types of the older form are packed row-major), one step per c
 * dot and quant_dot -> accel.gemm, operands read in place where a layout matches,
   C written in place into the out-parameter where it can be (accel.migraphx.dot);
 * epilogue fusion: the elementwise chain after a dot, and the ops computing its other
-  operands, become the gemm's epilogue op list (accel.migraphx.epilogue); an
-  elementwise op no epilogue takes is an error naming why;
+  operands, become the gemm's epilogue op list (accel.migraphx.epilogue);
+* what no epilogue takes (and quantize/dequantizelinear, int4 unpack, reduce_sum /
+  reduce_max and softmax over the last axis) -> accel.elementwise kernels
+  (accel.migraphx.elementwise);
 * literal -> a private constant memref.global (accel.migraphx.literal);
 driven op by op by accel.migraphx.lowering. An MX-scaled quant_dot is diagnosed before
 anything of its function is read. Errors (wrong rank, bad permutation, mismatched
@@ -36,7 +39,7 @@ from accel.target.database import get_arch
 class FromMigraphx(AccelPass):
     NAME = "accel-from-migraphx"
     SUMMARY = ("Lower MIGraphX dot / quant_dot (+ view chains, fused elementwise epilogues) "
-               "to accel.gemm on memrefs")
+               "to accel.gemm on memrefs, other elementwise work to accel.elementwise")
     arch: str = option("", "target arch for functions without an 'arch' attribute")
 
     def run(self, module: ir.Module) -> None:

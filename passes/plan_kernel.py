@@ -205,6 +205,11 @@ def _plan(gemm: GemmOp) -> KernelPlan:
                         for d, op in ((config.m_per_block, a), (config.n_per_block, b)))
     if lds * bits // 8 > arch.lds_bytes:
         a, b = replace(a, slab_pad=0), replace(b, slab_pad=0)
+    # An epilogue operand that varies with N is loaded c_vector wide in its own type, so
+    # the 128-bit bound holds for the widest of them too (an i32 mask beside an f16 C).
+    store_elem = max([out_type] + [memref_info(v)[1] for v, kind in
+                                   zip(gemm.extras, extra_kinds) if "n" in kind],
+                     key=ELEMENT_BYTES.get)
     return KernelPlan(
         symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k,
                              in_type if b_type == in_type else f"{in_type}_{b_type}", out_type,
@@ -218,7 +223,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
         lds_read_ahead=lds_read_ahead(arch, a, b),
-        c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout,
+        c_vector=c_vector(mma, config, store_elem, shape.n, gemm.c_layout,
                           any("n" in kind for kind in extra_kinds)),
         # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
         # cannot hold); 0 asks nothing.

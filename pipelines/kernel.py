@@ -11,6 +11,7 @@ stands for these steps (`KernelPipeline.steps`; `--mlir-print-ir-after-all` dump
   accel-plan-kernel                             record every kernel decision on the gemm
   accel-gemm-to-gpu                             accel.gemm -> MFMA/WMMA kernel + launch
   accel-grouped-gemm-to-gpu                     accel.grouped_gemm -> its kernels + launches
+  accel-elementwise-to-gpu                      accel.elementwise -> its kernel + launch
   <kernel_lowering(arch)>                       upstream: kernels to ROCDL, target attached
   <HOST_LOWERING>                               upstream: host code to LLVM
   <serialization(format)>                       upstream: gpu.module -> gpu.binary (gfx1100,
@@ -26,10 +27,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel.bindings import gpu, ir
+from accel.codegen.elementwise import ElementwiseKernel
 from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
 from accel.passes.accel_layout import AccelLayout
 from accel.passes.affix_perf_config import AffixPerfConfig
+from accel.passes.elementwise_to_gpu import ElementwiseToGpu, lower_elementwise
 from accel.passes.gemm_to_gpu import GemmToGpu, lower_gemms
 from accel.passes.grouped_dispatch import GroupedDispatch
 from accel.passes.grouped_gemm_to_gpu import GroupedGemmToGpu, lower_grouped_gemms
@@ -103,15 +106,17 @@ class KernelIR:
     packs: tuple[PackKernel, ...]      # program order
     gemms: tuple[GemmKernel, ...]      # program order
     grouped: tuple[GroupedGemmKernel, ...] = ()   # program order
+    elementwise: tuple[ElementwiseKernel, ...] = ()   # program order
 
 
 @register
 @dataclass(frozen=True)
 class KernelPipeline(PipelinePass):
     NAME = "accel-kernel-pipeline"
-    SUMMARY = ("accel.gemm and accel.grouped_gemm to gpu.binary: affix perf config, grouped "
-               "dispatch, accel layout, pack kernels, kernel plan, accel-gemm-to-gpu, "
-               "accel-grouped-gemm-to-gpu, then ROCDL lowering and serialization")
+    SUMMARY = ("accel.gemm, accel.grouped_gemm and accel.elementwise to gpu.binary: affix "
+               "perf config, grouped dispatch, accel layout, pack kernels, kernel plan, "
+               "accel-gemm-to-gpu, accel-grouped-gemm-to-gpu, accel-elementwise-to-gpu, then "
+               "ROCDL lowering and serialization")
     arch: str = option("gfx942", "target chip", choices=tuple(ARCHES))
     format: str = option("bin", "bin: ELF code object; isa: assembly text", choices=FORMATS)
     cu_count: int = option(0, "CUs of the target part, for perf-config selection (0 = default)")
@@ -137,17 +142,19 @@ class KernelPipeline(PipelinePass):
 
     def steps(self) -> list[Step]:
         return [*self.front_steps(), LowerPack(), PlanKernel(), GemmToGpu(), GroupedGemmToGpu(),
+                ElementwiseToGpu(arch=self.arch),
                 *self.kernel_steps(),
                 UpstreamSegment(HOST_LOWERING, verify=False),
                 *self.serialization_steps(self.format)]
 
     def to_kernel_ir(self, module: ir.Module) -> KernelIR:
         """The steps up to and including accel-gemm-to-gpu, in place; their kernels'
-        facts. LowerPack, GemmToGpu and GroupedGemmToGpu run through their bodies, which
-        return them."""
+        facts. LowerPack, GemmToGpu, GroupedGemmToGpu and ElementwiseToGpu run through
+        their bodies, which return them."""
         run_steps(module, self.front_steps())
         packs = lower_packs(module)
         PlanKernel().run(module)
         gemms = lower_gemms(module)
         grouped = lower_grouped_gemms(module)
-        return KernelIR(tuple(packs), tuple(gemms), tuple(grouped))
+        elementwise = lower_elementwise(module, self.arch)
+        return KernelIR(tuple(packs), tuple(gemms), tuple(grouped), tuple(elementwise))

@@ -85,3 +85,16 @@ def test_mx_scaled_quant_dot_is_named(corpus_results):
     """The MX-scaled quant_dot form parses; a chunk whose first error it is names it."""
     assert not any("unexpected 'scaled'" in r["message"] for r in corpus_results)
     assert sum("MX-scaled 'migraphx.quant_dot'" in r["message"] for r in corpus_results) >= 11
+
+
+def test_elementwise_work_is_never_the_reason_a_chunk_stops(corpus_results):
+    """What no gemm epilogue takes is a kernel of its own (accel.elementwise): no chunk
+    stops because an elementwise op, a reduction, softmax, (de)quantization or an int4
+    unpack has no kernel (it may stop at a value no kernel takes, named as such)."""
+    ops = ("reduce_sum", "reduce_max", "softmax", "quantizelinear", "dequantizelinear",
+           "greater_or_equal", "unpack")
+    bad = [f"{r['chunk']}: {r['message']}" for r in corpus_results
+           if r["outcome"] == "diagnosed" and ("cannot fuse" in r["message"] or any(
+               f"'migraphx.{o}' is not supported" in r["message"] for o in ops))]
+    assert not bad, "\n".join(bad)
+    assert sum(r["elementwise"] for r in corpus_results) > 0

@@ -57,3 +57,10 @@ func.func @mismatch(%a: !migraphx.shaped<1x16x512xf4E2M1FN, 8192x512x1>, %b: !mi
   %0 = migraphx.quant_dot %a scaled by %sa, %b : <1x16x512xf4E2M1FN, 8192x512x1>, <1x512x16xf4E2M1FN, 8192x16x1> -> <1x16x16xf32, 256x16x1>
   return %0 : !migraphx.shaped<1x16x16xf32, 256x16x1>
 }
+
+// -----
+
+// CHECK: syntax-errors.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: dynamic MIGraphX shape '<?x4xf32, ?x1>' is not supported: accel compiles static shapes
+func.func @dynamic(%a: !migraphx.shaped<?x4xf32, ?x1>) -> !migraphx.shaped<?x4xf32, ?x1> attributes {arch = "gfx942"} {
+  return %a : !migraphx.shaped<?x4xf32, ?x1>
+}

@@ -1,0 +1,129 @@
+// RUN: accel-opt %s --split-input-file --verify-diagnostics --accel-elementwise-to-gpu=arch=gfx942
+// Each case breaks one rule of the accel.elementwise verifier (the last, the arch the
+// pass is given).
+
+func.func @no_arch(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{attribute 'arch' is required}}
+  "accel.elementwise"(%x, %o) {operands = ["gmn"], program = ""} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @typo(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{'accel.elementwise' has no attribute 'reduction'}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "", reduction = "sum"} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @no_acc(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{an elementwise program has no %acc: it reads %e0, %e1, ...}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "%0 = relu %acc"} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @kind_shape(%x: memref<1x4x4xf32>, %b: memref<5xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{input 1 of kind 'n' must be [4], got [5]}}
+  "accel.elementwise"(%x, %b, %o) {arch = "gfx942", operands = ["gmn", "n"], program = "%0 = add %e0, %e1"} : (memref<1x4x4xf32>, memref<5xf32>, memref<1x4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @kind_count(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{2 operand kind(s) for 1 input(s)}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn", "n"], program = ""} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @reads_missing(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{program reads %e1 but the op has 1 input(s)}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "%0 = add %e0, %e1"} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @out_type(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf64>) {
+  // expected-error@+1 {{output type f64 is not one of f32, f16, bf16, i32, i8}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = ""} : (memref<1x4x4xf32>, memref<1x4x4xf64>) -> ()
+  return
+}
+
+// -----
+
+func.func @reduce_shape(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{a reduction over N writes [G, M, 1], got [1, 4, 4]}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "", reduce = "sum", n = 4} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @reduce_without_n(%x: memref<1x4x4xf32>, %o: memref<1x4x1xf32>) {
+  // expected-error@+1 {{attribute 'n' is given exactly when reducing}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "", reduce = "sum"} : (memref<1x4x4xf32>, memref<1x4x1xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @reduce_kind(%x: memref<1x4x4xf32>, %o: memref<1x4x1xf32>) {
+  // expected-error@+1 {{reduce must be one of none, sum, max, got 'min'}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "", reduce = "min", n = 4} : (memref<1x4x4xf32>, memref<1x4x1xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @integer_literal(%x: memref<1x4x4xi32>, %o: memref<1x4x4xi32>) {
+  // expected-error@+1 {{epilogue step 0: literal 0.5 in an i32 chain}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "%0 = add %e0, 0.5"} : (memref<1x4x4xi32>, memref<1x4x4xi32>) -> ()
+  return
+}
+
+// -----
+
+func.func @strided(%x: memref<1x4x4xf32, strided<[32, 8, 1]>>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{input 0 must be a contiguous row-major memref}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = ""} : (memref<1x4x4xf32, strided<[32, 8, 1]>>, memref<1x4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @arch(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{unknown arch 'gfx90a' (supported: gfx942, gfx1100, gfx1201)}}
+  "accel.elementwise"(%x, %o) {arch = "gfx90a", operands = ["gmn"], program = ""} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @int4_shape(%w: memref<1x3x8xi8>, %o: memref<1x3x8xi8>) {
+  // expected-error@+1 {{input 0 of int4 pairs must be [1, 3, 4], got [1, 3, 8]}}
+  "accel.elementwise"(%w, %o) {arch = "gfx942", operands = ["gmn"], packing = ["s4"], program = ""} : (memref<1x3x8xi8>, memref<1x3x8xi8>) -> ()
+  return
+}
+
+// -----
+
+func.func @int4_kind(%w: memref<4xi8>, %o: memref<1x3x8xi8>) {
+  // expected-error@+1 {{input 0 of int4 pairs must be an i8 'gmn' input and N even, got i8 'n' with N = 8}}
+  "accel.elementwise"(%w, %o) {arch = "gfx942", operands = ["n"], packing = ["s4"], program = ""} : (memref<4xi8>, memref<1x3x8xi8>) -> ()
+  return
+}
+
+// -----
+
+func.func @pipeline_arch(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
+  // expected-error@+1 {{'accel.elementwise' targets gfx1100 but the pipeline targets gfx942}}
+  "accel.elementwise"(%x, %o) {arch = "gfx1100", operands = ["gmn"], program = ""} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
+  return
+}
