@@ -125,10 +125,10 @@ def describe(spec: Mapping) -> str:
 
 @dataclass(frozen=True)
 class Unit:
-    """The normalised input of one GEMM's kernels, shipped to whichever process compiles it.
+    """The normalised input of one kernel op's kernels, shipped to whichever process compiles it.
 
     Exactly one of `spec` (a full gemm_spec, as sorted items) and `text` (a function
-    holding one `accel.gemm`, see batch_compile.gemm_units) is set. `variant` > 0 names
+    holding one kernel op, see batch_compile.gemm_units) is set. `variant` > 0 names
     the kernels `<symbol>_v<variant>` (and `<symbol>_v<variant>_reduce`)."""
     arch: str
     spec: tuple[tuple[str, object], ...] | None = None
@@ -307,7 +307,8 @@ def _run(units: Sequence[Unit | None], failures: list[BatchFailure], *, executor
             cache.trim()
     finally:
         runner.close()
-    kernels, arches, placed, buffers = [], [], set(), []
+    kernels, arches, placed = [], [], set()
+    buffers: list | None = None
     entries: list[str | None] = []
     for i, unit in enumerate(units):
         if unit is None:
@@ -326,11 +327,13 @@ def _run(units: Sequence[Unit | None], failures: list[BatchFailure], *, executor
             placed.add(symbol)
             kernels.extend(result.kernels)
             arches.extend([unit.arch] * len(result.kernels))
-            buffers.extend(result.workspace["buffers"] if result.workspace else [])
+            if result.workspace is not None:
+                # compile_module lists a workspace (maybe empty) when a kernel kind has one.
+                buffers = (buffers or []) + result.workspace["buffers"]
         entries.append(symbol)
     failures.sort(key=lambda f: f.index)
     workspace = ({"bytes": sum(b["bytes"] for b in buffers), "buffers": buffers}
-                 if buffers else None)
+                 if buffers is not None else None)
     return BatchResult(tuple(kernels), tuple(arches), tuple(entries), tuple(failures),
                        compiled=runner.compiled, cached=runner.hits, workspace=workspace)
 

@@ -1,5 +1,5 @@
-"""The compiler side of a batch (batch.py): a module's gemms made into units, and one
-unit compiled to its kernels.
+"""The compiler side of a batch (batch.py): a module's kernel ops (gemms, grouped gemms,
+elementwise ops) made into units, and one unit compiled to its kernels.
 
 Loaded only by a process that compiles: a batch answered from the cache never imports
 it, and a worker process imports it once (the forkserver preloads it).
@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from accel.api import (
-    compiled_gemms, gemm_metadata, gemm_module_text, reduction_metadata, shared_context,
-    split_k_buffers,
+    compile_module, compiled_gemms, gemm_metadata, gemm_module_text, reduction_metadata,
+    shared_context, split_k_buffers,
 )
 from accel.batch import Unit, UnitOutcome
 from accel.bindings import ir
@@ -26,12 +26,15 @@ from accel.compiled import CompiledKernel, CompileResult
 from accel.diagnostics import AccelError, mlir_error
 from accel.dialect.elementwise import ElementwiseOp
 from accel.dialect.gemm import GemmOp
+from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.ir_helpers import collect_ops
 from accel.dialect.pack import PackOp, UnpackOp
 from accel.pipelines.kernel import KernelPipeline
 from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import run_steps
 
+# The ops a module's units are made of, one unit each.
+_UNIT_OPS = (GemmOp.OP_NAME, GroupedGemmOp.OP_NAME, ElementwiseOp.OP_NAME)
 # The parser names its one buffer "-"; a module's positions are reported in its file.
 _PARSER_BUFFER = "-"
 
@@ -62,6 +65,11 @@ def _compile(unit: Unit, assembly: bool) -> CompileResult:
         text = unit.text
     with shared_context():
         module = ir.Module.parse(text)
+        if not collect_ops(module, GemmOp.OP_NAME):
+            # A grouped gemm's or an elementwise op's unit: its kernels are named by their
+            # content (shape, types, program), so two units never share a symbol.
+            assert not unit.variant, unit
+            return compile_module(module, unit.arch, assembly)
         _, arch = compiled_gemms(module, unit.arch)
         pipeline = KernelPipeline(arch=arch)
         (kernel,) = pipeline.to_kernel_ir(module).gemms
@@ -101,9 +109,10 @@ def _lowered(module: ir.Module, kernel: GemmKernel, pipeline: KernelPipeline,
 
 
 def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
-    """One unit per `accel.gemm` of the module `text`, in program order: the gemm alone
-    in a function of its operands' types, with its attributes (sorted), so that equal
-    gemms are equal units wherever they stand. MIGraphX text is read by the MIGraphX
+    """One unit per kernel op (`accel.gemm`, `accel.grouped_gemm`, `accel.elementwise`) of
+    the module `text`, in program order: the op alone in a function of its operands'
+    types, with its attributes (sorted), so that equal ops are equal units wherever they
+    stand. MIGraphX text is read by the MIGraphX
     front end first, then given perf configs and the accel layout's folds, as
     accel-kernel-pipeline would. AccelError (at `filename`'s positions) if the module is
     not one compile_module takes."""
@@ -132,30 +141,34 @@ def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
                 # error does not stop the others.
                 run_steps(module, KernelPipeline(arch=arch).front_steps())
                 gemms = [GemmOp(op) for op in collect_ops(module, GemmOp.OP_NAME)]
-            packs = [op for name in (PackOp.OP_NAME, UnpackOp.OP_NAME, ElementwiseOp.OP_NAME)
+            packs = [op for name in (PackOp.OP_NAME, UnpackOp.OP_NAME)
                      for op in collect_ops(module, name)]
             if packs:
-                # A unit is one gemm's kernels: a runtime pack or an elementwise kernel
-                # would lose its kernel.
+                # A unit is one gemm's or elementwise op's kernels: a runtime pack would
+                # lose its kernel.
                 raise AccelError(f"'{packs[0].name}' is not compiled in a batch, which makes "
-                                 f"one unit per accel.gemm (compile the module with "
-                                 f"accel.compile_module or accel-kernel-pipeline)",
-                                 packs[0].location)
+                                 f"one unit per accel.gemm and accel.elementwise (compile "
+                                 f"the module with accel.compile_module or "
+                                 f"accel-kernel-pipeline)", packs[0].location)
+            ops = [op for op in collect_ops(module) if op.name in _UNIT_OPS]
         except AccelError as e:
             e.location = _in_file(e.location, filename)
             raise
-        return [Unit(arch, text=_gemm_function(gemm), origin=_in_file(gemm.location, filename))
-                for gemm in gemms]
+        return [Unit(arch, text=_op_function(op), origin=_in_file(op.location, filename))
+                for op in ops]
 
 
-def _gemm_function(gemm: GemmOp) -> str:
-    op = gemm.op
+def _op_function(op) -> str:
+    """`op` (an accel.gemm, accel.grouped_gemm or accel.elementwise) alone in a function
+    of its operands' types, its attributes sorted: equal ops are equal units wherever
+    they stand."""
+    op = op.operation
     operands = list(op.operands)
-    names = ["%a", "%b", "%c", "%bias"][:len(operands)]
+    names = [f"%arg{i}" for i in range(len(operands))]
     types = [str(v.type) for v in operands]
     attrs = sorted((name, str(op.attributes[name])) for name in op.attributes)
-    return (f"func.func @gemm({', '.join(f'{n}: {t}' for n, t in zip(names, types))}) {{\n"
-            f"  \"{GemmOp.OP_NAME}\"({', '.join(names)}) "
+    return (f"func.func @unit({', '.join(f'{n}: {t}' for n, t in zip(names, types))}) {{\n"
+            f"  \"{op.name}\"({', '.join(names)}) "
             f"{{{', '.join(f'{n} = {a}' for n, a in attrs)}}} : ({', '.join(types)}) -> ()\n"
             f"  return\n}}\n")
 

@@ -141,6 +141,25 @@ def test_module_batch_is_compile_module():
     assert batch.compiled == 2     # the third gemm equals the first (attributes in any order)
 
 
+def test_module_batch_takes_elementwise_and_grouped_ops_as_units():
+    # A MIGraphX chain that cannot fuse lowers to accel.elementwise; a grouped gemm is
+    # one op too: each is a unit (the equal elementwise op compiles once), with the
+    # kernels compile_module makes of the module, in its launch order.
+    t = ("memref<2x37x21xf16>", "memref<37xf32>")
+    ew = ('"accel.elementwise"(%x, %s, %o) {arch = "gfx942", operands = ["gmn", "m"], '
+          f'program = "%0 = mul %e0, %e1"}} : ({t[0]}, {t[1]}, {t[0]}) -> ()\n')
+    gg = ("memref<60x96xbf16>", "memref<96x96xbf16>", "memref<4xi32>", "memref<60x32xbf16>")
+    text = (f"func.func @f(%x: {t[0]}, %s: {t[1]}, %o: {t[0]}, %ga: {gg[0]}, %gb: {gg[1]}, "
+            f"%gs: {gg[2]}, %gc: {gg[3]}) {{\n" + ew
+            + f'"accel.grouped_gemm"(%ga, %gb, %gs, %gc) {{arch = "gfx942", max_seq_len = 20 '
+              f': i64}} : ({", ".join(gg)}) -> ()\n' + ew + "return\n}\n")
+    batch = compile_module_batch(text, filename="mixed.mlir")
+    whole = compile_module(text)
+    assert batch.compile_result() == whole
+    assert batch.compiled == 2 and len(batch.entries) == 3
+    assert [k.metadata.get("op") for k in whole.kernels][0] == "elementwise"
+
+
 def test_module_batch_names_one_shape_with_two_configs_as_the_pass_does():
     t = ("memref<1x40x32xf16>", "memref<1x32x48xf16>", "memref<1x40x48xf32>")
     gemm = ('"accel.gemm"(%a, %b, %c) {{arch = "gfx942", perf_config = "{}"}} : '
