@@ -49,7 +49,10 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   tosa.const read as a literal: 75 converted, 28 diagnosed, 0 crash, 0 timeout; no
   unfused elementwise op; 93 gemms, 51 with a fused epilogue, 8 split along K; 23
   elementwise kernels in 11 chunks, 10 of them row reductions; code objects on gfx942 74
-  of 75 (the other names gfx1201), gfx1100 28, gfx1201 29.
+  of 75 (the other names gfx1201), gfx1100 28, gfx1201 29. Still on the host: 50
+  copying linalg.generic in 26 converted chunks (a slice along the contiguous axis, a
+  transposed or broadcast-K operand, a transposed result: views the gemm's packed
+  addressing does not take), which compile_module's kernels leave to the caller.
 """
 
 from __future__ import annotations
@@ -94,6 +97,8 @@ class ChunkResult:
     split_gemms: int = 0       # gemms split along K (splitKFactor > 1)
     elementwise: int = 0       # accel.elementwise kernels (what no epilogue took)
     reductions: int = 0        # of which row reductions (reduce_sum/max, softmax)
+    host_copies: int = 0       # copying linalg.generic left on the host (a view no
+                               # kernel's addressing takes: compile_module omits them)
     compiled: dict = field(default_factory=dict)   # chip -> ok | types | <message>
 
 
@@ -143,17 +148,20 @@ def _fixed_arch(module_text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def inspect(module_text: str) -> tuple[int, int, int, int, int, int]:
+def inspect(module_text: str) -> tuple[int, int, int, int, int, int, int]:
     """(unfused elementwise generics, gemms, gemms with an epilogue, split-K gemms,
-    elementwise kernels, row reductions among them)."""
+    elementwise kernels, row reductions among them, host copies)."""
     with new_context():
         module = ir.Module.parse(module_text)
-        unfused = gemms = fused = split = elementwise = reductions = 0
+        unfused = gemms = fused = split = elementwise = reductions = copies = 0
         ops = []
         module.operation.walk(lambda op: ops.append(op.operation) or ir.WalkResult.ADVANCE)
         for op in ops:
-            if op.name == "linalg.generic" and _computes(op):
-                unfused += 1
+            if op.name == "linalg.generic":
+                if _computes(op):
+                    unfused += 1
+                else:
+                    copies += 1
             elif op.name == "accel.gemm":
                 gemms += 1
                 fused += "epilogue" in op.attributes
@@ -162,7 +170,7 @@ def inspect(module_text: str) -> tuple[int, int, int, int, int, int]:
             elif op.name == "accel.elementwise":
                 elementwise += 1
                 reductions += "reduce" in op.attributes
-        return unfused, gemms, fused, split, elementwise, reductions
+        return unfused, gemms, fused, split, elementwise, reductions, copies
 
 
 def run_chunk(name: str, first_line: int, chunk: str, chips, timeout: int) -> ChunkResult:
@@ -179,7 +187,7 @@ def run_chunk(name: str, first_line: int, chunk: str, chips, timeout: int) -> Ch
                     return res
                 res.outcome = "converted"
                 (res.unfused, res.gemms, res.fused_gemms, res.split_gemms, res.elementwise,
-                 res.reductions) = inspect(text)
+                 res.reductions, res.host_copies) = inspect(text)
             if text is None:
                 res.compiled[chip] = "types" if _TYPE_NOT_ON_CHIP.search(message) else message
                 continue
@@ -227,6 +235,9 @@ def summary(results: list[ChunkResult], chips) -> str:
     lines.append(f"elementwise kernels: {sum(r.elementwise for r in conv)} in "
                  f"{sum(1 for r in conv if r.elementwise)} chunks, of which row reductions: "
                  f"{sum(r.reductions for r in conv)}")
+    copied = [r for r in conv if r.host_copies]
+    lines.append(f"converted chunks with host copies (views no kernel addressing takes): "
+                 f"{len(copied)} ({sum(r.host_copies for r in copied)} copies)")
     for chip in chips:
         states = Counter("ok" if r.compiled.get(chip) == "ok" else
                          "types" if r.compiled.get(chip) == "types" else
