@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError
+from accel.dialect.ir_helpers import read_int_dict, write_int_dict
 
 BUFFERS = ("a", "b")
 _INT_KEYS = ("columns", "rows", "span", "unit", "vector")
@@ -34,35 +35,22 @@ class CStagingPlan:
     vector: int      # elements per global store of C
 
     def write(self, op: ir.Operation) -> None:
-        i64 = ir.IntegerType.get_signless(64)
-        values = {k: ir.IntegerAttr.get(i64, getattr(self, k)) for k in _INT_KEYS}
-        values["buffer"] = ir.StringAttr.get(self.buffer)
-        op.attributes["c_staging"] = ir.DictAttr.get(values)
+        write_int_dict(op, "c_staging", {k: getattr(self, k) for k in _INT_KEYS},
+                       {"buffer": self.buffer})
 
     @classmethod
     def read(cls, op: ir.Operation) -> "CStagingPlan | None":
         """The recorded plan, None if there is none; AccelError if malformed."""
-        if "c_staging" not in op.attributes:
+        entries = read_int_dict(op, "c_staging", _INT_KEYS, ("buffer",))
+        if entries is None:
             return None
-        attr = op.attributes["c_staging"]
-        if not isinstance(attr, ir.DictAttr):
-            raise AccelError("attribute 'c_staging' must be a dictionary")
-        keys = sorted(attr[i].name for i in range(len(attr)))
-        want = sorted(_INT_KEYS + ("buffer",))
-        if keys != want:
-            raise AccelError(f"attribute 'c_staging' must have the keys {', '.join(want)}, "
-                             f"got {', '.join(keys) or 'none'}")
-        ints = {}
-        for k in _INT_KEYS:
-            a = attr[k]
-            if not isinstance(a, ir.IntegerAttr) or isinstance(a, ir.BoolAttr) or a.value < 1:
-                raise AccelError(f"'c_staging.{k}' must be a positive integer")
+        ints, strings = entries
+        for k, value in ints.items():
             # Rows are whole MMA tiles; the rest must be powers of two (the swizzle's
             # units per row, vector widths).
-            if k != "rows" and a.value & (a.value - 1):
-                raise AccelError(f"'c_staging.{k}' must be a power of two, got {a.value}")
-            ints[k] = a.value
-        buffer = attr["buffer"]
+            if k != "rows" and value & (value - 1):
+                raise AccelError(f"'c_staging.{k}' must be a power of two, got {value}")
+        buffer = strings["buffer"]
         if not isinstance(buffer, ir.StringAttr) or buffer.value not in BUFFERS:
             raise AccelError(f"'c_staging.buffer' must be one of {', '.join(map(repr, BUFFERS))}")
         if ints["span"] not in (ints["unit"], 2 * ints["unit"]):

@@ -73,3 +73,49 @@ class OpView:
     @classmethod
     def isa(cls, op) -> bool:
         return op.operation.name == cls.OP_NAME
+
+
+def append_kernel_modules(module: ir.Module, kernels) -> None:
+    """Append the gpu.module of each kernel (a `.symbol` and its `.module_text()`) that
+    `module` does not hold yet: equal ops, named by their content, share one kernel."""
+    existing = {op.attributes["sym_name"].value for op in module.body.operations
+                if op.operation.name == "gpu.module"}
+    for kernel in kernels:
+        if kernel.symbol not in existing:
+            parsed = ir.Module.parse(kernel.module_text(), module.context)
+            for k in list(parsed.body.operations):
+                module.body.append(k)
+            existing.add(kernel.symbol)
+
+
+def write_int_dict(op: ir.Operation, name: str, ints: dict[str, int],
+                   strings: dict[str, str]) -> None:
+    """Set attribute `name` of `op` to a dictionary of i64 and string entries."""
+    i64 = ir.IntegerType.get_signless(64)
+    values = {k: ir.IntegerAttr.get(i64, v) for k, v in ints.items()}
+    values.update({k: ir.StringAttr.get(v) for k, v in strings.items()})
+    op.attributes[name] = ir.DictAttr.get(values)
+
+
+def read_int_dict(op: ir.Operation, name: str, int_keys: tuple[str, ...],
+                  string_keys: tuple[str, ...]) -> tuple[dict[str, int], dict] | None:
+    """Attribute `name` of `op` as (its positive integers by key, its other entries by
+    key), None if `op` has none; AccelError unless it is a dictionary of exactly those
+    keys whose `int_keys` are positive integers."""
+    if name not in op.attributes:
+        return None
+    attr = op.attributes[name]
+    if not isinstance(attr, ir.DictAttr):
+        raise AccelError(f"attribute '{name}' must be a dictionary")
+    keys = sorted(attr[i].name for i in range(len(attr)))
+    want = sorted(int_keys + string_keys)
+    if keys != want:
+        raise AccelError(f"attribute '{name}' must have the keys {', '.join(want)}, "
+                         f"got {', '.join(keys) or 'none'}")
+    ints = {}
+    for k in int_keys:
+        a = attr[k]
+        if not isinstance(a, ir.IntegerAttr) or isinstance(a, ir.BoolAttr) or a.value < 1:
+            raise AccelError(f"'{name}.{k}' must be a positive integer")
+        ints[k] = a.value
+    return ints, {k: attr[k] for k in string_keys}

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError
+from accel.dialect.ir_helpers import read_int_dict, write_int_dict
 
 COMBINES = ("workspace",)
 _INT_KEYS = ("slices", "k_tiles", "partial_vector", "reduce_vector")
@@ -34,34 +35,20 @@ class SplitKPlan:
     reduce_vector: int   # elements per thread of the reduction kernel
 
     def write(self, op: ir.Operation) -> None:
-        i64 = ir.IntegerType.get_signless(64)
-        values = {k: ir.IntegerAttr.get(i64, getattr(self, k)) for k in _INT_KEYS}
-        values["combine"] = ir.StringAttr.get(self.combine)
-        op.attributes["split_k"] = ir.DictAttr.get(values)
+        write_int_dict(op, "split_k", {k: getattr(self, k) for k in _INT_KEYS},
+                       {"combine": self.combine})
 
     @classmethod
     def read(cls, op: ir.Operation) -> "SplitKPlan | None":
         """The recorded plan, None if there is none; AccelError if malformed."""
-        if "split_k" not in op.attributes:
+        entries = read_int_dict(op, "split_k", _INT_KEYS, ("combine",))
+        if entries is None:
             return None
-        attr = op.attributes["split_k"]
-        if not isinstance(attr, ir.DictAttr):
-            raise AccelError("attribute 'split_k' must be a dictionary")
-        keys = sorted(attr[i].name for i in range(len(attr)))
-        want = sorted(_INT_KEYS + ("combine",))
-        if keys != want:
-            raise AccelError(f"attribute 'split_k' must have the keys {', '.join(want)}, "
-                             f"got {', '.join(keys) or 'none'}")
-        ints = {}
-        for k in _INT_KEYS:
-            a = attr[k]
-            if not isinstance(a, ir.IntegerAttr) or isinstance(a, ir.BoolAttr) or a.value < 1:
-                raise AccelError(f"'split_k.{k}' must be a positive integer")
-            ints[k] = a.value
+        ints, strings = entries
         for k in ("partial_vector", "reduce_vector"):
             if ints[k] & (ints[k] - 1):
                 raise AccelError(f"'split_k.{k}' must be a power of two, got {ints[k]}")
-        combine = attr["combine"]
+        combine = strings["combine"]
         if not isinstance(combine, ir.StringAttr) or combine.value not in COMBINES:
             raise AccelError(f"'split_k.combine' must be one of {', '.join(COMBINES)}")
         if ints["slices"] < 2:

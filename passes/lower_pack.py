@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from accel.bindings import arith, gpu, ir
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES, FP8_FORMATS
-from accel.dialect.ir_helpers import collect_ops, memref_info
+from accel.dialect.ir_helpers import append_kernel_modules, collect_ops, memref_info
 from accel.dialect.pack import PackOp, UnpackOp
 from accel.passes.registry import AccelPass, register
 
@@ -50,14 +50,8 @@ def lower_packs(module: ir.Module) -> list["PackKernel"]:
     for op in ops:
         op.verify()
         kernels.append(PackKernel.of(op))  # every diagnostic before any rewrite
-    existing = {op.attributes["sym_name"].value for op in module.body.operations
-                if op.operation.name == "gpu.module"}
+    append_kernel_modules(module, kernels)
     for op, kernel in zip(ops, kernels):
-        if kernel.symbol not in existing:
-            parsed = ir.Module.parse(kernel.module_text(), module.context)
-            for k in list(parsed.body.operations):
-                module.body.append(k)
-            existing.add(kernel.symbol)
         _replace_with_launch(op, kernel)
     if ops:
         module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
