@@ -137,7 +137,9 @@ def check_renumbered(before: str, kernel):
     assert int(re.search(r"\.amdhsa_next_free_vgpr (\d+)", after).group(1)) >= used
     # More VGPRs only where the waves per SIMD stay.
     assert occupancy(after) == occupancy(before)
-    assert "scratch_" not in after
+    # No spill added (LLVM's own stay: one scratch store and load in the tile selected
+    # for gfx1100 bf16 333x777x111).
+    assert after.count("scratch_") == before.count("scratch_")
 
 
 @pytest.mark.parametrize("arch,in_type,config,trans_b", CASES,
@@ -255,7 +257,8 @@ def _instructions(asm):
         for part in body.split("::"):
             words = part.strip().split(None, 1)
             name, args = words[0], words[1] if len(words) > 1 else ""
-            writes_first = name.startswith(("v_", "ds_load", "buffer_load", "global_load")) \
+            writes_first = name.startswith(("v_", "ds_load", "buffer_load", "global_load",
+                                                   "scratch_load")) \
                 and not name.startswith(("v_cmp", "v_readfirstlane"))
             for k, m in enumerate(_REG.finditer(args)):
                 lo = int(m.group(1) or m.group(2))
@@ -485,3 +488,19 @@ def test_a_masked_write_continues_the_value_it_overwrites():
     first, second, plain = kernel.instrs[0].ops[0], kernel.instrs[2].ops[0], kernel.instrs[4].ops[0]
     assert values.web[first[vgpr_values.NODE]] == values.web[second[vgpr_values.NODE]]
     assert second[vgpr_values.ROLE] == vgpr_values.RMW and plain[vgpr_values.ROLE] == vgpr_values.DEF
+
+
+def test_a_spill_reads_and_writes_vgprs():
+    """scratch_store reads its VGPR and scratch_load writes one (LLVM's spill in the tile
+    selected for gfx1100 bf16 333x777x111): the value spilled and the one reloaded are
+    values like any other, not scalar operands."""
+    kernel = vgpr_values.Kernel(kernel_text(
+        "\tv_mov_b32_e32 v1, 1\n"
+        "\tscratch_store_b32 off, v1, off\n"
+        "\tscratch_load_b32 v2, off, off\n"
+        "\tv_add_nc_u32_e32 v3, v2, v2\n"
+        "\ts_endpgm\n"))
+    vgpr_values.Values(kernel)
+    store, load = kernel.instrs[1].ops, kernel.instrs[2].ops
+    assert [(o[vgpr_values.REG], o[vgpr_values.ROLE]) for o in store + load] == \
+        [(1, vgpr_values.USE), (2, vgpr_values.DEF)]
