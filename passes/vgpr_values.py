@@ -150,7 +150,7 @@ class Kernel:
             args_at = sp
             while args_at < body and line[args_at] in " \t":
                 args_at += 1
-            ops = _operands(line, args_at, body, False) if mnemonic[0] != "s" else []
+            ops = _operands(line, args_at, body, False) if mnemonic[:2] != "s_" else []
             instrs.append(_Instr(n, (mnemonic,), (args_at,), ops))
             if mnemonic[:2] == "s_" and (mnemonic.startswith(_BRANCH) or mnemonic in _TERMINATORS):
                 target = line[sp + 1:body].strip()
