@@ -13,6 +13,8 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
                                             for all its loads (vmcnt(0)), not per load
   lds_read_ahead = true                     the MMA fragments of each group of k-steps (one
                                             read each) are read before the previous group's MMAs
+  interleave_reads = false                  scheduling-group barriers place those reads among
+                                            the first MMAs of the group before
   c_vector = 8                              elements per C store (and bias load)
   waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
   grid_group = 1                            M tiles per group of the grid order (1: plain)
@@ -102,6 +104,7 @@ class KernelPlan:
     sched_barriers: bool
     load_wait_once: bool     # one wait for all loaded-ahead loads before their LDS stores
     lds_read_ahead: bool     # MMA fragments read one group of k-steps ahead
+    interleave_reads: bool   # those reads pinned among the previous group's first MMAs
     c_vector: int
     waves_per_eu: int
     grid_group: int
@@ -151,6 +154,8 @@ class KernelPlan:
             if not isinstance(a, ir.BoolAttr):
                 raise AccelError(f"attribute '{name}' must be true or false")
             bools[name] = bool(a.value)
+        if bools["interleave_reads"] and not bools["lds_read_ahead"]:
+            raise AccelError("interleave_reads needs lds_read_ahead")
         return cls(symbol=strings["kernel_symbol"], mma=strings["mma"], **bools,
                    a=OperandPlan.read(op.attributes["a_copy"], "a_copy"),
                    b=OperandPlan.read(op.attributes["b_copy"], "b_copy"), **ints)
@@ -163,6 +168,6 @@ def _positive_or_zero(a: ir.Attribute, name: str) -> int:
 
 
 _INT_KEYS = ("k_steps_per_read", "lds_buffers", "c_vector", "waves_per_eu", "grid_group")
-_BOOL_KEYS = ("sched_barriers", "load_wait_once", "lds_read_ahead")
+_BOOL_KEYS = ("sched_barriers", "load_wait_once", "lds_read_ahead", "interleave_reads")
 PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS \
-    + ("load_wait_once", "lds_read_ahead")
+    + ("load_wait_once", "lds_read_ahead", "interleave_reads")

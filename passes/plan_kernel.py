@@ -27,7 +27,7 @@ from accel.dialect.split_k_plan import SplitKPlan
 from accel.passes.registry import AccelPass, register
 from accel.target.database import ArchInfo, get_arch
 from accel.tuning.cost_model import loads_ahead
-from accel.tuning.validity import check_config
+from accel.tuning.validity import ADDRESS_REGS, check_config
 
 
 @register
@@ -150,6 +150,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
         lds_read_ahead=lds_read_ahead(arch, a, b),
+        interleave_reads=interleave_reads(arch, mma, config, in_type, a, b),
         c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout,
                           any("n" in kind for kind in extra_kinds)),
         # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
@@ -200,6 +201,7 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
         lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
         lds_read_ahead=lds_read_ahead(arch, a, b),
+        interleave_reads=interleave_reads(arch, mma, config, in_type, a, b),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
         waves_per_eu=config.waves_per_eu, grid_group=1, a=a, b=b)
 
@@ -257,6 +259,40 @@ def lds_read_ahead(arch: ArchInfo, a: OperandPlan, b: OperandPlan) -> bool:
     around the MMAs: B transposed 1366 -> 521 instructions, 0.171 -> 0.394, scratch
     20 -> 0 bytes (row-major 1703 -> 1528, scratch 20 -> 0)."""
     return arch.mma_kind == "wmma" or not (a.ahead or b.ahead)
+
+
+def interleave_reads(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
+                     a: OperandPlan, b: OperandPlan) -> bool:
+    """Do scheduling-group barriers place each group's LDS reads among the first MMAs
+    of the group before (codegen/mma_step.py READ_SPREAD)?
+
+    Where a lane holds the whole K of its row (gfx1100: the half-waves replicate, so a
+    16-bit fragment is two 128-bit reads) LLVM's scheduler undoes the read-ahead: it
+    sinks each read next to its first MMA and waits there. Measured
+    (bench_kernel_quality.py, B row-major / transposed): gfx1100 4096^3 (128x128x128)
+    main-loop waits 42 -> 15, work share 0.230 -> 0.256 / 0.262 -> 0.295, VGPRs 194 ->
+    226; 528x528x1024 0.162 -> 0.175 / 0.195 -> 0.213. On gfx1201 (one 128-bit read a
+    fragment) LLVM's own order is better: 256x256x64 B transposed 0.489 -> 0.467 (waits
+    6 -> 13). Only while two groups' fragments fit beside the accumulators and the
+    copy held ahead (pinned_read_registers): over the gfx1100 f16 ladder (every 4th
+    rung and those near the budget, 140, 2048^3) the one rung that spilled pinned,
+    256x64x32 with 64x64 waves (48 bytes of scratch), needs 296."""
+    return (lds_read_ahead(arch, a, b) and mma.k_run_stride == 0 and
+            pinned_read_registers(arch, mma, config, in_type, a, b)
+            <= arch.vgprs_per_lane - ADDRESS_REGS)
+
+
+def pinned_read_registers(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
+                          a: OperandPlan, b: OperandPlan) -> int:
+    """Registers per lane of the accumulators, the copy held across the MMAs and two
+    groups of k-steps' fragments (one being read while the other feeds the MMAs)."""
+    size = ELEMENT_BYTES[in_type]
+    acc = config.m_per_wave * config.n_per_wave // arch.wave_size
+    held = sum(-(-d * config.k_per_block * size // (4 * config.block_size(arch.wave_size)))
+               for d, op in ((config.m_per_block, a), (config.n_per_block, b)) if op.ahead)
+    repeats = config.m_per_wave // mma.m + config.n_per_wave // mma.n
+    frags = repeats * -(-mma.instr.a_len * size // 4)
+    return acc + held + 2 * frags * mma.super_step(config.k_per_block, config.kpack, 8 * size)
 
 
 def load_wait_once(a: OperandPlan, b: OperandPlan) -> bool:
