@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass, replace
 
 from accel.bindings import ir
-from accel.codegen.global_copy import permutable, widest_vector
+from accel.codegen.global_copy import permutable, transpose_writes_conflict, widest_vector
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.diagnostics import AccelError, located
 from accel.dialect.element_types import ELEMENT_BYTES
@@ -136,7 +136,10 @@ def _plan(gemm: GemmOp) -> KernelPlan:
     lds = buffers * sum(config.kpack_per_block * (d + op.slab_pad) * config.kpack
                         for d, op in ((config.m_per_block, a), (config.n_per_block, b)))
     if lds * bits // 8 > arch.lds_bytes:
-        a, b = replace(a, slab_pad=0), replace(b, slab_pad=0)
+        a = operand_plan("A", gemm.a_layout, in_type, shape.m, shape.k, config.m_per_block,
+                         config, arch, mma, padded=False)
+        b = operand_plan("B", gemm.b_layout, b_type, shape.n, shape.k, config.n_per_block,
+                         config, arch, mma, padded=False)
     return KernelPlan(
         symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k,
                              in_type if b_type == in_type else f"{in_type}_{b_type}", out_type,
@@ -194,7 +197,10 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
     lds = buffers * sum(config.kpack_per_block * (d + p.slab_pad) * config.kpack
                         for d, p in ((config.m_per_block, a), (config.n_per_block, b)))
     if lds * bits // 8 > arch.lds_bytes:
-        a, b = replace(a, slab_pad=0), replace(b, slab_pad=0)
+        a = operand_plan("A", "row", in_type, msl, k, config.m_per_block, config, arch, mma,
+                         padded=False)
+        b = operand_plan("B", b_layout, in_type, n, k, config.n_per_block, config, arch, mma,
+                         padded=False)
     return KernelPlan(
         symbol=symbol, mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
@@ -308,7 +314,8 @@ def load_wait_once(a: OperandPlan, b: OperandPlan) -> bool:
 
 def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int,
                  d_per_block: int, config: PerfConfig, arch: ArchInfo,
-                 mma: MmaLayout) -> OperandPlan:
+                 mma: MmaLayout, padded: bool = True) -> OperandPlan:
+    """How one operand is copied; `padded` False where LDS has no room for slab padding."""
     bits = 8 * ELEMENT_BYTES[elem]
     kpack, k_per_block = config.kpack, config.k_per_block
     d_first = (name == "A") == (layout == "row")   # plain [G, D, K]: K contiguous
@@ -356,9 +363,48 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
     swizzle = kpack * bits == 128
     p = config.kpack_per_block
     slab_pad = (1 if p >= 8 else (8 // p) % 8) if swizzle else 0
+    # Without room for the padding a swizzled K-contiguous copy goes down 8 rows before
+    # along K (rows_first), so 8 lanes' writes fill one block's 8 bank slots as the
+    # padding did (codegen/global_copy.py row_key). Measured (bench_kernel_quality.py,
+    # simulated LDS write conflicts per workgroup): the selector's large f16 tiles, which
+    # fill the 64 KB exactly (gfx942 128x128x128, gfx1100 128x128x128, gfx1201
+    # 256x256x64), 3584 -> 0 clocks with B row-major (A's copy), 7168 -> 0 with B
+    # transposed (both); case 10, gfx942 fp8 128x128x256, A's 3584 -> 0.
+    rows_first = not padded and d_first and layout != "accel" and slab_pad > 0
+    if not padded:
+        slab_pad = 0
+    shift, bit = 0, mma.swizzle_bit
+    if swizzle and k_chunk > 1:
+        slab_pad, shift, bit = transpose_swizzle(arch, mma, d_per_block, vector, k_chunk,
+                                                 bits, slab_pad, padded)
     return OperandPlan(vector=vector, k_chunk=k_chunk, permute=permute,
-                       sgpr_offset=sgpr_offset, swizzle=swizzle,
-                       swizzle_bit=mma.swizzle_bit, slab_pad=slab_pad, ahead=ahead)
+                       sgpr_offset=sgpr_offset, swizzle=swizzle, swizzle_bit=bit,
+                       slab_pad=slab_pad, ahead=ahead, rows_first=rows_first,
+                       swizzle_shift=shift)
+
+
+def transpose_swizzle(arch: ArchInfo, mma: MmaLayout, d_per_block: int, vector: int,
+                      k_chunk: int, bits: int, slab_pad: int,
+                      padded: bool) -> tuple[int, int, int]:
+    """(slab_pad, swizzle_shift, swizzle_bit) of a transposing copy: the first of its
+    candidates whose LDS writes are conflict-free (transpose_writes_conflict), else the
+    plain one. Its slab padding only separates its own writes (its fragment reads stay
+    in one slab), so any pad serves the reads. A key of block >> 1 (16-row blocks)
+    keeps the MMA's read groups apart where they pair rows of one 16-row block: MFMA
+    32x32's rows i and i + 16 are bit 0 of it; gfx1100's rows i and i + 8 are not.
+    Measured (bench_kernel_quality.py, B row-major, simulated LDS write conflicts per
+    workgroup): case 10, gfx942 fp8 128x128x256 (16-element units, kpack 16), 512 -> 0
+    clocks with shift 1; case 6, gfx1100 i8 16x32x128 (4-byte K runs) 64 -> 0 with 2
+    rows of padding instead of 1."""
+    shifts = [0] if arch.name == "gfx1100" else [1, 0] if vector >= 16 else [0, 1]
+    plain = (slab_pad, 0, mma.swizzle_bit)
+    for pad in [slab_pad] + [p for p in range(8) if p != slab_pad and padded]:
+        for shift in shifts:
+            bit = max(0, mma.swizzle_bit - shift)
+            if not transpose_writes_conflict(d_per_block, vector, k_chunk * bits // 8, pad,
+                                             shift, bit):
+                return pad, shift, bit
+    return plain
 
 
 def loaded_ahead(vector: int, k_chunk: int, bits: int, config: PerfConfig,
