@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from math import gcd
 
 from accel.codegen.builder import Emitter, Value
-from accel.codegen.global_copy import ELEM_BITS, OperandCopy, lds_fragment
+from accel.codegen.global_copy import ELEM_BITS, OperandCopy, lds_fragment, vector_type
 from accel.codegen.loops import counted_loop
 from accel.codegen.mma import MmaLayout
 
@@ -89,7 +89,7 @@ class MmaStep:
         # next ones are in flight. The last group is peeled, so nothing is read twice.
         n_acc = len(accs)
         runs = reads(0)
-        run_types = [(x, f"vector<{run}x{t.op.elem}>")
+        run_types = [(x, vector_type(run, t.op.elem))
                      for x, t in zip(runs, [self.a] * reps_m + [self.b] * reps_n)]
 
         def ahead(ks, carried):

@@ -152,7 +152,19 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         # Only loads issued a k-tile ahead have anything to be kept ahead of.
         sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
-        lds_read_ahead=lds_read_ahead(arch, a, b),
+        # The MMA fragments of each group of k-steps are read from LDS before the
+        # previous group's MMAs (codegen/mma_step.py); LLVM otherwise reads a group only
+        # after the previous one's MMAs and waits twice in it (lgkmcnt(2), then 0).
+        # Measured (bench_kernel_quality.py, B row-major / transposed), main-loop work
+        # share: gfx1100 128x256 0.237 -> 0.244 / 0.281 -> 0.291, gfx1201 256x256 0.383
+        # -> 0.413 / 0.438 -> 0.478 (VGPRs 161 -> 209, 223 -> 227); gfx942 4096^3
+        # (128x256x64) 0.564 -> 0.574 / 0.660 -> 0.674, waits 11 -> 7, VGPRs 256 -> 248,
+        # 2048^3 (128x128x128) 0.522 -> 0.529 / 0.604 -> 0.612, VGPRs 200 -> 186, with
+        # the gfx942 ladder's spills unchanged (every 6th rung and those near the
+        # budget); on the 256x256 tile with 128x128 per wave LLVM stops copying
+        # accumulators between AGPRs and VGPRs around the MMAs: B transposed 1366 -> 521
+        # instructions, 0.171 -> 0.394, scratch 20 -> 0 bytes.
+        lds_read_ahead=True,
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b),
         c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout,
                           any("n" in kind for kind in extra_kinds)),
@@ -206,7 +218,7 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
-        lds_read_ahead=lds_read_ahead(arch, a, b),
+        lds_read_ahead=True,   # as in _plan
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
         waves_per_eu=config.waves_per_eu, grid_group=1, a=a, b=b)
@@ -250,23 +262,6 @@ def lds_buffers(config: PerfConfig) -> int:
     return 2 if config.schedule_version == 2 else 1
 
 
-def lds_read_ahead(arch: ArchInfo, a: OperandPlan, b: OperandPlan) -> bool:
-    """Are the MMA fragments of each group of k-steps read from LDS before the previous
-    group's MMAs (codegen/mma_step.py)? LLVM otherwise reads a group only after the
-    previous one's MMAs and waits twice in it (lgkmcnt(2), then 0).
-
-    On RDNA always. Measured (bench_kernel_quality.py, the large shapes, B row-major /
-    transposed): main-loop work share gfx1100 128x256 0.237 -> 0.244 / 0.281 -> 0.291,
-    gfx1201 256x256 0.383 -> 0.413 / 0.438 -> 0.478; VGPRs gfx1100 161 -> 209, gfx1201
-    223 -> 227. On gfx942 only when the accumulators fill the AGPRs (no tile is loaded
-    ahead, see loaded_ahead): there one wait per 16 k costs more than LLVM's seven per
-    eight groups (128x128, 0.448 -> 0.444 / 0.525 -> 0.520), but on the 256x256 tile
-    with 128x128 per wave LLVM then stops copying accumulators between AGPRs and VGPRs
-    around the MMAs: B transposed 1366 -> 521 instructions, 0.171 -> 0.394, scratch
-    20 -> 0 bytes (row-major 1703 -> 1528, scratch 20 -> 0)."""
-    return arch.mma_kind == "wmma" or not (a.ahead or b.ahead)
-
-
 def interleave_reads(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
                      a: OperandPlan, b: OperandPlan) -> bool:
     """Do scheduling-group barriers place each group's LDS reads among the first MMAs
@@ -283,7 +278,7 @@ def interleave_reads(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type
     copy held ahead (pinned_read_registers): over the gfx1100 f16 ladder (every 4th
     rung and those near the budget, 140, 2048^3) the one rung that spilled pinned,
     256x64x32 with 64x64 waves (48 bytes of scratch), needs 296."""
-    return (lds_read_ahead(arch, a, b) and mma.k_run_stride == 0 and
+    return (mma.k_run_stride == 0 and
             pinned_read_registers(arch, mma, config, in_type, a, b)
             <= arch.vgprs_per_lane - ADDRESS_REGS)
 

@@ -92,12 +92,12 @@ func.func @plain(%a: memref<1x320x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1
 // -----
 
 // lds_read_ahead: MMA fragments read a group of k-steps ahead on RDNA (above), and on
-// gfx942 only when the accumulators fill the AGPRs (above); a 128x128 tile with 64x32
-// per wave keeps LLVM's own order.
-// CHECK-LABEL: func.func @cdna3_fragments_in_order
+// gfx942 whether the accumulators fill the AGPRs (above) or not, as on a 128x128 tile
+// with 64x32 per wave; their reads are not pinned there (interleave_reads).
+// CHECK-LABEL: func.func @cdna3_fragments_ahead
 // CHECK: interleave_reads = false
-// CHECK-SAME: lds_read_ahead = false, load_wait_once = true
-func.func @cdna3_fragments_in_order(%a: memref<1x256x256xf16>, %b: memref<1x256x256xf16>, %c: memref<1x256x256xf32>) {
+// CHECK-SAME: lds_read_ahead = true, load_wait_once = true
+func.func @cdna3_fragments_ahead(%a: memref<1x256x256xf16>, %b: memref<1x256x256xf16>, %c: memref<1x256x256xf32>) {
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:128,128,16,64,32,32,8,1,1,2,0,0,1,1"} : (memref<1x256x256xf16>, memref<1x256x256xf16>, memref<1x256x256xf32>) -> ()
   return
 }
