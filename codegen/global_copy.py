@@ -165,8 +165,10 @@ class OperandCopy:
         copy of 16-element units (8-bit, 128-bit loads) writes at once rows 16u + j for
         consecutive units u, blocks 2u + j // 8: a key of block >> 1 (swizzle_shift 1)
         keeps those apart, where the MMA's read groups allow (not gfx1100's rows i and
-        i + 8; MFMA 32x32's i and i + 16 are bit 0 of block >> 1). The XOR stays inside the 8-row block, and the key does not
-        depend on k, so a lane's reads in successive k-steps differ by constants.
+        i + 8; MFMA 32x32's i and i + 16 are bit 0 of block >> 1); the planner checks a
+        transposing copy's writes (transpose_writes_conflict). The XOR stays inside the
+        8-row block, and the key does not depend on k, so a lane's reads in successive
+        k-steps differ by constants.
 
         Measured by the simulator's bank model (benchmarks/bench_kernel_quality.py,
         extra LDS clocks per workgroup over 2 k-tiles, reads/writes), before -> after
