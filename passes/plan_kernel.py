@@ -165,7 +165,8 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         # accumulators between AGPRs and VGPRs around the MMAs: B transposed 1366 -> 521
         # instructions, 0.171 -> 0.394, scratch 20 -> 0 bytes.
         lds_read_ahead=True,
-        interleave_reads=interleave_reads(arch, mma, config, in_type, a, b),
+        interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
+                                          k_tiles_per_slice(shape.k, config)),
         c_vector=c_vector(mma, config, out_type, shape.n, gemm.c_layout,
                           any("n" in kind for kind in extra_kinds)),
         # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
@@ -219,7 +220,8 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
         lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
         lds_read_ahead=True,   # as in _plan
-        interleave_reads=interleave_reads(arch, mma, config, in_type, a, b),
+        interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
+                                          k_tiles_per_slice(k, config)),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
         waves_per_eu=config.waves_per_eu, grid_group=1, a=a, b=b)
 
@@ -262,8 +264,13 @@ def lds_buffers(config: PerfConfig) -> int:
     return 2 if config.schedule_version == 2 else 1
 
 
+def k_tiles_per_slice(k: int, config: PerfConfig) -> int:
+    """The k-tiles one workgroup multiplies (one split-K slice's)."""
+    return -(-(-(-k // config.k_per_block)) // config.split_k)
+
+
 def interleave_reads(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
-                     a: OperandPlan, b: OperandPlan) -> bool:
+                     a: OperandPlan, b: OperandPlan, k_tiles: int) -> bool:
     """Do scheduling-group barriers place each group's LDS reads among the first MMAs
     of the group before (codegen/mma_step.py READ_SPREAD)?
 
@@ -277,8 +284,12 @@ def interleave_reads(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type
     6 -> 13). Only while two groups' fragments fit beside the accumulators and the
     copy held ahead (pinned_read_registers): over the gfx1100 f16 ladder (every 4th
     rung and those near the budget, 140, 2048^3) the one rung that spilled pinned,
-    256x64x32 with 64x64 waves (48 bytes of scratch), needs 296."""
-    return (mma.k_run_stride == 0 and
+    256x64x32 with 64x64 waves (48 bytes of scratch), needs 296. Not without a k-tile
+    loop (one k-tile): there the pins only trade waits outside any loop for registers,
+    and on 8x512x512x64 (128x128x64) they cut LLVM's VGPRs 205 -> 166, which left
+    accel-wmma-banks no room at that occupancy (32 of 32 WMMAs on one VGPR bank, seed
+    002's 34 instead of 32 cycles)."""
+    return (k_tiles > 1 and mma.k_run_stride == 0 and
             pinned_read_registers(arch, mma, config, in_type, a, b)
             <= arch.vgprs_per_lane - ADDRESS_REGS)
 

@@ -47,8 +47,8 @@ func.func @default_fits(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: me
 // CHECK: interleave_reads = true
 // CHECK-SAME: lds_read_ahead = true, load_wait_once = true
 // CHECK-SAME: sched_barriers = true
-func.func @ahead(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+func.func @ahead(%a: memref<1x64x128xf16>, %b: memref<1x128x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x128xf16>, memref<1x128x64xf16>, memref<1x64x64xf32>) -> ()
   return
 }
 
@@ -112,5 +112,15 @@ func.func @cdna3_fragments_ahead(%a: memref<1x256x256xf16>, %b: memref<1x256x256
 // CHECK-SAME: lds_read_ahead = true
 func.func @rdna4_reads_unpinned(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
   "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// ... nor with a single k-tile (no k-tile loop), as here (K = kPerBlock = 64).
+// CHECK-LABEL: func.func @one_k_tile_reads_unpinned
+// CHECK: interleave_reads = false
+func.func @one_k_tile_reads_unpinned(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
   return
 }
