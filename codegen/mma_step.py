@@ -121,9 +121,12 @@ class MmaStep:
         n_reads = (self.reps_m + self.reps_n) * (run // chunk) * -(-chunk * bits // 128)
         over = -(-n_mma // READ_SPREAD)
         placed = 0
-        for i in range(n_mma):
+        for i in range(over):
             upto = min(n_reads, -(-(i + 1) * n_reads // over))
             if upto > placed:
                 em.line(f"rocdl.sched.group.barrier ds_read, {upto - placed}, 0")
                 placed = upto
             em.line("rocdl.sched.group.barrier mfma_wmma, 1, 0")
+        # The MMAs after the reads need no order among themselves: one group.
+        if n_mma > over:
+            em.line(f"rocdl.sched.group.barrier mfma_wmma, {n_mma - over}, 0")
