@@ -281,8 +281,10 @@ def text_bytes(elf: bytes) -> int:
 
 def bank_conflicts(arch, in_type, config, a_layout, b_layout,
                    b_type=None) -> tuple[int, int]:
-    """Extra LDS clocks (reads, writes) of one workgroup over two k-tiles, simulated."""
-    cfg = PerfConfig.parse(config, get_arch(arch).mma_kind)
+    """Extra LDS clocks (reads, writes) of one workgroup over two k-tiles, simulated
+    (a split-K config unsplit: its partial kernel has the same LDS traffic)."""
+    cfg = PerfConfig.parse(config, get_arch(arch).mma_kind).replace(split_k=1)
+    config = str(cfg)
     g, m, n, k = 1, cfg.m_per_block, cfg.n_per_block, 2 * cfg.k_per_block
     text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=None,
                             trans_a=a_layout == "transposed", trans_b=b_layout == "transposed",

@@ -28,7 +28,7 @@ LDS, `store`), so the kernel can issue a tile's loads a k-tile before storing it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import gcd
+from math import gcd, lcm
 
 from accel.codegen.builder import Emitter, Value
 from accel.codegen.workgroup_tile import RowWindow
@@ -48,6 +48,39 @@ def permutable(elem: str, vector: int, k_chunk: int) -> bool:
     with dword byte permutes (OperandCopy._word_transpose)? Whole dwords on both sides."""
     per = 32 // ELEM_BITS[elem] if ELEM_BITS[elem] in (8, 16) else 0
     return k_chunk > 1 and per > 0 and vector % per == 0 and k_chunk % per == 0
+
+
+def swizzle_key(x: int, bit: int) -> int:
+    """OperandCopy.row_key's XOR for x = (block >> swizzle_shift) % 8, as a plain int:
+    bit `bit` of x moves to bit 2, the other two bits keep their order."""
+    return 4 * ((x >> bit) & 1) + ((x >> (bit + 1)) << bit) + (x & ((1 << bit) - 1))
+
+
+def transpose_writes_conflict(d_per_block: int, vector: int, run_bytes: int, slab_pad: int,
+                              shift: int, bit: int) -> bool:
+    """Do a transposing copy's LDS writes (OperandCopy._unit_store: store j writes row
+    vector*i + j of slab s, one K run of `run_bytes` of the row's 16) ever put two lanes
+    of one LDS clock on one 16-byte bank slot with different rows?
+
+    The simulator's bank model (sim/lds.py): one clock serves 128 bytes of lanes (at
+    least 4 bytes a lane). Units run K run first, then D unit i, then slab
+    (_unit_origin), so one clock's lanes are every K run of n consecutive (i, s) pairs,
+    n = 8 for runs of 4 bytes or more (runs of 2 bytes share a dword: n = 4). They are
+    conflict-free when those rows land on distinct slots; the slot of row d in slab s
+    is (s * (dPerBlock + slab_pad) + (d ^ key)) % 8."""
+    units = d_per_block // vector
+    n = 8 * run_bytes // max(4, run_bytes)
+    for q0 in range(0, lcm(units, n), n):
+        for j in range(vector):
+            slots = set()
+            for q in range(q0, q0 + n):
+                i, slab = q % units, q // units
+                d = vector * i + j
+                key = swizzle_key(((d // 8) >> shift) % 8, bit)
+                slots.add((slab * (d_per_block + slab_pad) + (d ^ key)) % 8)
+            if len(slots) < n:
+                return True
+    return False
 
 
 def widest_vector(elem: str, *extents: int) -> int:
@@ -111,7 +144,8 @@ class OperandCopy:
 
     def row_key(self, em: Emitter, block: Value) -> Value:
         """XOR for the low 3 bits of the rows of 8-row block `block` (= d // 8): row d
-        sits at d ^ row_key(d // 8) in its slab.
+        sits at d ^ row_key(d // 8) in its slab. The key is a function of
+        x = (block >> swizzle_shift) % 8 (below, x for block).
 
         Eight 16-byte rows fill the 32 banks once, so an access is conflict-free when
         the rows it touches at once land on distinct slots (row position % 8, slab
@@ -125,8 +159,16 @@ class OperandCopy:
             bijection of 3 bits.
         A K-contiguous copy writes row t // P of slab t % P from lane t (P =
         kpackPerBlock); padding each slab by 8/P rows (1 when P >= 8) puts those on
-        distinct slots. The XOR stays inside the 8-row block, and the key does not
-        depend on k, so a lane's reads in successive k-steps differ by constants.
+        distinct slots. Where LDS has no room for the padding, the copy goes down 8
+        rows first (plan rows_first: lane t writes row t % 8 of slab (t // 8) % P),
+        which puts 8 lanes' 16-byte writes on the 8 slots of one block. A transposing
+        copy of 16-element units (8-bit, 128-bit loads) writes at once rows 16u + j for
+        consecutive units u, blocks 2u + j // 8: a key of block >> 1 (swizzle_shift 1)
+        keeps those apart, where the MMA's read groups allow (not gfx1100's rows i and
+        i + 8; MFMA 32x32's i and i + 16 are bit 0 of block >> 1); the planner checks a
+        transposing copy's writes (transpose_writes_conflict). The XOR stays inside the
+        8-row block, and the key does not depend on k, so a lane's reads in successive
+        k-steps differ by constants.
 
         Measured by the simulator's bank model (benchmarks/bench_kernel_quality.py,
         extra LDS clocks per workgroup over 2 k-tiles, reads/writes), before -> after
@@ -135,7 +177,7 @@ class OperandCopy:
         0/1984 -> 0/0 (sigma alone had made it 256/1984); gfx1201 128x256 0/8000 -> 0/0;
         gfx1201 16x256 0/816 -> 0/0; gfx1100 i8 16x32 0/480 -> 0/64.
         """
-        x = em.rem(block, 8)
+        x = em.rem(em.div(block, 1 << self.plan.swizzle_shift), 8)
         b = self.plan.swizzle_bit
         low = em.rem(x, 1 << b)
         high = em.mul(em.div(x, 2 << b), 1 << b)
@@ -155,6 +197,10 @@ class OperandCopy:
 
     def check_plan(self) -> None:
         """AccelError if the plan asks what this copy cannot do."""
+        if self.plan.rows_first and (self.layout == "accel" or not self.d_first
+                                     or self.d_per_block % 8):
+            raise AccelError(f"kernel plan: {self.name.lower()}_copy.rows_first needs a "
+                             f"K-contiguous plain operand and a tile of whole 8-row blocks")
         if self.plan.permute and not permutable(self.elem, self.vector_width,
                                                 self.unit_rows):
             raise AccelError(f"kernel plan: {self.name.lower()}_copy.permute needs a "
@@ -315,6 +361,11 @@ class OperandCopy:
                              em.mul(em.rem(u, chunks), kc))
             return d_local, k_local
         per_line = (self.k_per_block if self.d_first else d_pb) // v
+        if self.plan.rows_first:
+            # d_first: 8 consecutive units are rows of one block at one K vector.
+            rest = em.div(u, 8)
+            d_local = em.add(em.mul(em.div(rest, per_line), 8), em.rem(u, 8))
+            return d_local, em.mul(em.rem(rest, per_line), v)
         c_local = em.mul(em.rem(u, per_line), v)
         o_local = em.div(u, per_line)
         return (o_local, c_local) if self.d_first else (c_local, o_local)

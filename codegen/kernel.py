@@ -171,7 +171,8 @@ class GemmKernel:
         tile_b = LdsTile(self.b, "%lds_b", lds_b_t)
         step = MmaStep(mma=mma, a=tile_a, b=tile_b, k_per_block=cfg.k_per_block, k_steps_per_read=sup,
                        reps_m=reps_m, reps_n=reps_n, a_row=a_row, b_col=b_col,
-                       k_lane=mma.k_base(em, lane, sup), read_ahead=self.plan.lds_read_ahead)
+                       k_lane=mma.k_base(em, lane, sup), read_ahead=self.plan.lds_read_ahead,
+                       interleave_reads=self.plan.interleave_reads)
         copies = TileCopies(tiles=((tile_a, m_tile), (tile_b, n_tile)), tid=tid, batch=batch,
                             g=self.g, load_wait_once=self.plan.load_wait_once)
         k_tiles = self.k_tiles

@@ -13,20 +13,25 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
                                             for all its loads (vmcnt(0)), not per load
   lds_read_ahead = true                     the MMA fragments of each group of k-steps (one
                                             read each) are read before the previous group's MMAs
+  interleave_reads = false                  scheduling-group barriers place those reads among
+                                            the first MMAs of the group before
   c_vector = 8                              elements per C store (and bias load)
   waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
   grid_group = 1                            M tiles per group of the grid order (1: plain)
-  a_copy = {ahead = true, k_chunk = 8, permute = false, sgpr_offset = "k_tile",
-            slab_pad = 1, swizzle = true, swizzle_bit = 0, vector = 8}
+  a_copy = {ahead = true, k_chunk = 8, permute = false, rows_first = false,
+            sgpr_offset = "k_tile", slab_pad = 1, swizzle = true, swizzle_bit = 0,
+            swizzle_shift = 0, vector = 8}
   b_copy = {...}
 
 per operand (`a_copy`, `b_copy`): the global load `vector` width in elements, `k_chunk`
 (K rows a transposing copy joins per thread; 1 when the copy does not transpose),
 whether it joins its K runs with dword byte `permute`s (v_perm_b32) rather than
 vector shuffles, what of the tile's origin its loads take as `sgpr_offset` (SGPR_OFFSETS),
-whether LDS rows are XOR-`swizzle`d and by which `swizzle_bit` of d // 8, the
-`slab_pad` rows of padding after each kpack slab, and whether the tile is loaded a
-k-tile `ahead` (held in registers across the MMAs).
+whether LDS rows are XOR-`swizzle`d and by which `swizzle_bit` of
+(d // 8) >> `swizzle_shift`, the `slab_pad` rows of padding after each kpack slab,
+whether a K-contiguous copy's consecutive units go down 8 rows before along K
+(`rows_first`), and whether the tile is loaded a k-tile `ahead` (held in registers
+across the MMAs).
 """
 
 from __future__ import annotations
@@ -39,7 +44,8 @@ from accel.diagnostics import AccelError
 # The sgprOffset of an operand's global loads: nothing, the k-tile's offset, or the
 # whole tile's (D tile and k-tile).
 SGPR_OFFSETS = ("none", "k_tile", "tile")
-_OPERAND_KEYS = ("ahead", "k_chunk", "permute", "sgpr_offset", "slab_pad", "swizzle", "swizzle_bit", "vector")
+_OPERAND_KEYS = ("ahead", "k_chunk", "permute", "rows_first", "sgpr_offset", "slab_pad", "swizzle",
+                 "swizzle_bit", "swizzle_shift", "vector")
 
 
 @dataclass(frozen=True)
@@ -50,9 +56,11 @@ class OperandPlan:
     permute: bool        # the transpose joins K runs with v_perm_b32 byte permutes
     sgpr_offset: str     # what of the tile's origin is the loads' sgprOffset (SGPR_OFFSETS)
     swizzle: bool        # LDS rows XOR-swizzled (codegen/global_copy.py row_key)
-    swizzle_bit: int     # the bit of d // 8 the swizzle maps to bank-slot bit 2
+    swizzle_bit: int     # the bit of (d // 8) >> swizzle_shift the swizzle maps to bank-slot bit 2
     slab_pad: int        # LDS rows of padding after each kpack slab
     ahead: bool          # loaded one k-tile ahead of its LDS store
+    rows_first: bool     # a K-contiguous copy's units go down 8 rows before along K
+    swizzle_shift: int   # the swizzle key is a function of (d // 8) >> swizzle_shift
 
     def attribute(self) -> ir.Attribute:
         i64 = ir.IntegerType.get_signless(64)
@@ -102,6 +110,7 @@ class KernelPlan:
     sched_barriers: bool
     load_wait_once: bool     # one wait for all loaded-ahead loads before their LDS stores
     lds_read_ahead: bool     # MMA fragments read one group of k-steps ahead
+    interleave_reads: bool   # those reads pinned among the previous group's first MMAs
     c_vector: int
     waves_per_eu: int
     grid_group: int
@@ -151,6 +160,8 @@ class KernelPlan:
             if not isinstance(a, ir.BoolAttr):
                 raise AccelError(f"attribute '{name}' must be true or false")
             bools[name] = bool(a.value)
+        if bools["interleave_reads"] and not bools["lds_read_ahead"]:
+            raise AccelError("interleave_reads needs lds_read_ahead")
         return cls(symbol=strings["kernel_symbol"], mma=strings["mma"], **bools,
                    a=OperandPlan.read(op.attributes["a_copy"], "a_copy"),
                    b=OperandPlan.read(op.attributes["b_copy"], "b_copy"), **ints)
@@ -163,6 +174,6 @@ def _positive_or_zero(a: ir.Attribute, name: str) -> int:
 
 
 _INT_KEYS = ("k_steps_per_read", "lds_buffers", "c_vector", "waves_per_eu", "grid_group")
-_BOOL_KEYS = ("sched_barriers", "load_wait_once", "lds_read_ahead")
+_BOOL_KEYS = ("sched_barriers", "load_wait_once", "lds_read_ahead", "interleave_reads")
 PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS \
-    + ("load_wait_once", "lds_read_ahead")
+    + ("load_wait_once", "lds_read_ahead", "interleave_reads")

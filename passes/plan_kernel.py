@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass, replace
 
 from accel.bindings import ir
-from accel.codegen.global_copy import permutable, widest_vector
+from accel.codegen.global_copy import permutable, transpose_writes_conflict, widest_vector
 from accel.codegen.mma import MmaLayout, select_mma
 from accel.diagnostics import AccelError, located
 from accel.dialect.c_staging_plan import CStagingPlan
@@ -28,7 +28,7 @@ from accel.dialect.split_k_plan import SplitKPlan
 from accel.passes.registry import AccelPass, register
 from accel.target.database import ArchInfo, get_arch
 from accel.tuning.cost_model import loads_ahead
-from accel.tuning.validity import check_config
+from accel.tuning.validity import ADDRESS_REGS, check_config
 
 
 @register
@@ -204,7 +204,10 @@ def _plan(gemm: GemmOp) -> KernelPlan:
     lds = buffers * sum(config.kpack_per_block * (d + op.slab_pad) * config.kpack
                         for d, op in ((config.m_per_block, a), (config.n_per_block, b)))
     if lds * bits // 8 > arch.lds_bytes:
-        a, b = replace(a, slab_pad=0), replace(b, slab_pad=0)
+        a = operand_plan("A", gemm.a_layout, in_type, shape.m, shape.k, config.m_per_block,
+                         config, arch, mma, padded=False)
+        b = operand_plan("B", gemm.b_layout, b_type, shape.n, shape.k, config.n_per_block,
+                         config, arch, mma, padded=False)
     # An epilogue operand that varies with N is loaded c_vector wide in its own type, so
     # the 128-bit bound holds for the widest of them too (an i32 mask beside an f16 C).
     store_elem = max([out_type] + [memref_info(v)[1] for v, kind in
@@ -222,7 +225,21 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         # Only loads issued a k-tile ahead have anything to be kept ahead of.
         sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
-        lds_read_ahead=lds_read_ahead(arch, a, b),
+        # The MMA fragments of each group of k-steps are read from LDS before the
+        # previous group's MMAs (codegen/mma_step.py); LLVM otherwise reads a group only
+        # after the previous one's MMAs and waits twice in it (lgkmcnt(2), then 0).
+        # Measured (bench_kernel_quality.py, B row-major / transposed), main-loop work
+        # share: gfx1100 128x256 0.237 -> 0.244 / 0.281 -> 0.291, gfx1201 256x256 0.383
+        # -> 0.413 / 0.438 -> 0.478 (VGPRs 161 -> 209, 223 -> 227); gfx942 4096^3
+        # (128x256x64) 0.564 -> 0.574 / 0.660 -> 0.674, waits 11 -> 7, VGPRs 256 -> 248,
+        # 2048^3 (128x128x128) 0.522 -> 0.529 / 0.604 -> 0.612, VGPRs 200 -> 186, with
+        # the gfx942 ladder's spills unchanged (every 6th rung and those near the
+        # budget); on the 256x256 tile with 128x128 per wave LLVM stops copying
+        # accumulators between AGPRs and VGPRs around the MMAs: B transposed 1366 -> 521
+        # instructions, 0.171 -> 0.394, scratch 20 -> 0 bytes.
+        lds_read_ahead=True,
+        interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
+                                          k_tiles_per_slice(shape.k, config)),
         c_vector=c_vector(mma, config, store_elem, shape.n, gemm.c_layout,
                           any("n" in kind for kind in extra_kinds)),
         # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
@@ -269,13 +286,18 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
     lds = buffers * sum(config.kpack_per_block * (d + p.slab_pad) * config.kpack
                         for d, p in ((config.m_per_block, a), (config.n_per_block, b)))
     if lds * bits // 8 > arch.lds_bytes:
-        a, b = replace(a, slab_pad=0), replace(b, slab_pad=0)
+        a = operand_plan("A", "row", in_type, msl, k, config.m_per_block, config, arch, mma,
+                         padded=False)
+        b = operand_plan("B", b_layout, in_type, n, k, config.n_per_block, config, arch, mma,
+                         padded=False)
     return KernelPlan(
         symbol=symbol, mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
-        lds_read_ahead=lds_read_ahead(arch, a, b),
+        lds_read_ahead=True,   # as in _plan
+        interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
+                                          k_tiles_per_slice(k, config)),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
         waves_per_eu=config.waves_per_eu, grid_group=1, a=a, b=b)
 
@@ -318,21 +340,47 @@ def lds_buffers(config: PerfConfig) -> int:
     return 2 if config.schedule_version == 2 else 1
 
 
-def lds_read_ahead(arch: ArchInfo, a: OperandPlan, b: OperandPlan) -> bool:
-    """Are the MMA fragments of each group of k-steps read from LDS before the previous
-    group's MMAs (codegen/mma_step.py)? LLVM otherwise reads a group only after the
-    previous one's MMAs and waits twice in it (lgkmcnt(2), then 0).
+def k_tiles_per_slice(k: int, config: PerfConfig) -> int:
+    """The k-tiles one workgroup multiplies (one split-K slice's)."""
+    return -(-(-(-k // config.k_per_block)) // config.split_k)
 
-    On RDNA always. Measured (bench_kernel_quality.py, the large shapes, B row-major /
-    transposed): main-loop work share gfx1100 128x256 0.237 -> 0.244 / 0.281 -> 0.291,
-    gfx1201 256x256 0.383 -> 0.413 / 0.438 -> 0.478; VGPRs gfx1100 161 -> 209, gfx1201
-    223 -> 227. On gfx942 only when the accumulators fill the AGPRs (no tile is loaded
-    ahead, see loaded_ahead): there one wait per 16 k costs more than LLVM's seven per
-    eight groups (128x128, 0.448 -> 0.444 / 0.525 -> 0.520), but on the 256x256 tile
-    with 128x128 per wave LLVM then stops copying accumulators between AGPRs and VGPRs
-    around the MMAs: B transposed 1366 -> 521 instructions, 0.171 -> 0.394, scratch
-    20 -> 0 bytes (row-major 1703 -> 1528, scratch 20 -> 0)."""
-    return arch.mma_kind == "wmma" or not (a.ahead or b.ahead)
+
+def interleave_reads(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
+                     a: OperandPlan, b: OperandPlan, k_tiles: int) -> bool:
+    """Do scheduling-group barriers place each group's LDS reads among the first MMAs
+    of the group before (codegen/mma_step.py READ_SPREAD)?
+
+    Where a lane holds the whole K of its row (gfx1100: the half-waves replicate, so a
+    16-bit fragment is two 128-bit reads) LLVM's scheduler undoes the read-ahead: it
+    sinks each read next to its first MMA and waits there. Measured
+    (bench_kernel_quality.py, B row-major / transposed): gfx1100 4096^3 (128x128x128)
+    main-loop waits 42 -> 15, work share 0.230 -> 0.256 / 0.262 -> 0.295, VGPRs 194 ->
+    226; 528x528x1024 0.162 -> 0.175 / 0.195 -> 0.213. On gfx1201 (one 128-bit read a
+    fragment) LLVM's own order is better: 256x256x64 B transposed 0.489 -> 0.467 (waits
+    6 -> 13). Only while two groups' fragments fit beside the accumulators and the
+    copy held ahead (pinned_read_registers): over the gfx1100 f16 ladder (every 4th
+    rung and those near the budget, 140, 2048^3) the one rung that spilled pinned,
+    256x64x32 with 64x64 waves (48 bytes of scratch), needs 296. Not without a k-tile
+    loop (one k-tile): there the pins only trade waits outside any loop for registers,
+    and on 8x512x512x64 (128x128x64) they cut LLVM's VGPRs 205 -> 166, which left
+    accel-wmma-banks no room at that occupancy (32 of 32 WMMAs on one VGPR bank, seed
+    002's 34 instead of 32 cycles)."""
+    return (k_tiles > 1 and mma.k_run_stride == 0 and
+            pinned_read_registers(arch, mma, config, in_type, a, b)
+            <= arch.vgprs_per_lane - ADDRESS_REGS)
+
+
+def pinned_read_registers(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
+                          a: OperandPlan, b: OperandPlan) -> int:
+    """Registers per lane of the accumulators, the copy held across the MMAs and two
+    groups of k-steps' fragments (one being read while the other feeds the MMAs)."""
+    size = ELEMENT_BYTES[in_type]
+    acc = config.m_per_wave * config.n_per_wave // arch.wave_size
+    held = sum(-(-d * config.k_per_block * size // (4 * config.block_size(arch.wave_size)))
+               for d, op in ((config.m_per_block, a), (config.n_per_block, b)) if op.ahead)
+    repeats = config.m_per_wave // mma.m + config.n_per_wave // mma.n
+    frags = repeats * -(-mma.instr.a_len * size // 4)
+    return acc + held + 2 * frags * mma.super_step(config.k_per_block, config.kpack, 8 * size)
 
 
 def load_wait_once(a: OperandPlan, b: OperandPlan) -> bool:
@@ -348,7 +396,8 @@ def load_wait_once(a: OperandPlan, b: OperandPlan) -> bool:
 
 def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int,
                  d_per_block: int, config: PerfConfig, arch: ArchInfo,
-                 mma: MmaLayout) -> OperandPlan:
+                 mma: MmaLayout, padded: bool = True) -> OperandPlan:
+    """How one operand is copied; `padded` False where LDS has no room for slab padding."""
     bits = 8 * ELEMENT_BYTES[elem]
     kpack, k_per_block = config.kpack, config.k_per_block
     d_first = (name == "A") == (layout == "row")   # plain [G, D, K]: K contiguous
@@ -396,9 +445,48 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
     swizzle = kpack * bits == 128
     p = config.kpack_per_block
     slab_pad = (1 if p >= 8 else (8 // p) % 8) if swizzle else 0
+    # Without room for the padding a swizzled K-contiguous copy goes down 8 rows before
+    # along K (rows_first), so 8 lanes' writes fill one block's 8 bank slots as the
+    # padding did (codegen/global_copy.py row_key). Measured (bench_kernel_quality.py,
+    # simulated LDS write conflicts per workgroup): the selector's large f16 tiles, which
+    # fill the 64 KB exactly (gfx942 128x128x128, gfx1100 128x128x128, gfx1201
+    # 256x256x64), 3584 -> 0 clocks with B row-major (A's copy), 7168 -> 0 with B
+    # transposed (both); case 10, gfx942 fp8 128x128x256, A's 3584 -> 0.
+    rows_first = not padded and d_first and layout != "accel" and slab_pad > 0
+    if not padded:
+        slab_pad = 0
+    shift, bit = 0, mma.swizzle_bit
+    if swizzle and k_chunk > 1:
+        slab_pad, shift, bit = transpose_swizzle(arch, mma, d_per_block, vector, k_chunk,
+                                                 bits, slab_pad, padded)
     return OperandPlan(vector=vector, k_chunk=k_chunk, permute=permute,
-                       sgpr_offset=sgpr_offset, swizzle=swizzle,
-                       swizzle_bit=mma.swizzle_bit, slab_pad=slab_pad, ahead=ahead)
+                       sgpr_offset=sgpr_offset, swizzle=swizzle, swizzle_bit=bit,
+                       slab_pad=slab_pad, ahead=ahead, rows_first=rows_first,
+                       swizzle_shift=shift)
+
+
+def transpose_swizzle(arch: ArchInfo, mma: MmaLayout, d_per_block: int, vector: int,
+                      k_chunk: int, bits: int, slab_pad: int,
+                      padded: bool) -> tuple[int, int, int]:
+    """(slab_pad, swizzle_shift, swizzle_bit) of a transposing copy: the first of its
+    candidates whose LDS writes are conflict-free (transpose_writes_conflict), else the
+    plain one. Its slab padding only separates its own writes (its fragment reads stay
+    in one slab), so any pad serves the reads. A key of block >> 1 (16-row blocks)
+    keeps the MMA's read groups apart where they pair rows of one 16-row block: MFMA
+    32x32's rows i and i + 16 are bit 0 of it; gfx1100's rows i and i + 8 are not.
+    Measured (bench_kernel_quality.py, B row-major, simulated LDS write conflicts per
+    workgroup): case 10, gfx942 fp8 128x128x256 (16-element units, kpack 16), 512 -> 0
+    clocks with shift 1; case 6, gfx1100 i8 16x32x128 (4-byte K runs) 64 -> 0 with 2
+    rows of padding instead of 1."""
+    shifts = [0] if arch.name == "gfx1100" else [1, 0] if vector >= 16 else [0, 1]
+    plain = (slab_pad, 0, mma.swizzle_bit)
+    for pad in [slab_pad] + [p for p in range(8) if p != slab_pad and padded]:
+        for shift in shifts:
+            bit = max(0, mma.swizzle_bit - shift)
+            if not transpose_writes_conflict(d_per_block, vector, k_chunk * bits // 8, pad,
+                                             shift, bit):
+                return pad, shift, bit
+    return plain
 
 
 def loaded_ahead(vector: int, k_chunk: int, bits: int, config: PerfConfig,

@@ -613,3 +613,94 @@ def test_byte_permute_transpose_of_8_bit_rows(arch, cfg):
         assert ir.BoolAttr(b_copy["permute"]).value
         assert ir.IntegerAttr(b_copy["k_chunk"]).value == 4
     check(arch, "i8", "i32", 1, 77, 160, 200, a_layout="row", b_layout="row", cfg=config(cfg))
+
+
+# ---- copies without slab padding, and 8-bit transposing units ---------------------------
+# The selector's large f16 tiles fill the 64 KiB of LDS exactly, with no room for slab
+# padding: A's K-contiguous copy goes down 8 rows first instead (plan rows_first).
+LDS_FULL = {"gfx942": "v4:128,128,16,64,64,32,8,1,1,2,0,0,1,1",
+            "gfx1100": "v4:128,128,16,64,32,16,8,1,1,2,0,0,1,1",
+            "gfx1201": "v4:128,128,16,64,32,16,8,1,1,2,0,0,1,1"}
+# 8-bit B row-major copied in 16-element units: the swizzle keyed by 16-row blocks
+# (plan swizzle_shift 1) where the MMA's read groups allow it (not gfx1100).
+# 4-byte K runs (k_chunk 4) take the slab padding that separates their writes (2 rows);
+# a tile that fills LDS has none.
+BYTE_UNITS = [("gfx942", "i8", "v4:64,64,8,32,32,32,16,1,1,2,0,0,1,1", 1, 1),
+              ("gfx942", "i8", "v4:128,128,16,64,64,32,16,1,1,2,0,0,1,1", 1, 0),
+              ("gfx1201", "i8", "v4:32,64,8,16,32,16,16,1,1,2,0,0,1,1", 1, 2),
+              ("gfx1100", "i8", "v4:16,32,8,16,16,16,16,1,1,2,0,0,1,1", 0, 2)]
+
+
+def conflict_clocks(arch, in_t, out_t, cfg, a_layout="row", b_layout="row"):
+    """Simulated extra LDS clocks of one workgroup's tile over two k-tiles, and the plan."""
+    m, n, k = cfg.m_per_block, cfg.n_per_block, 2 * cfg.k_per_block
+    ctx, module = gemm_module(arch, in_t, out_t, 1, m, n, k, a_layout, b_layout, cfg)
+    with ctx:
+        (kernel,) = plan_and_lower(module)
+    args = [np.zeros(op.shape, NUMPY_TYPES[op.elem]) for op in (kernel.a, kernel.b)]
+    args.append(np.zeros((1, m, n), NUMPY_TYPES[out_t]))
+    with ctx:
+        report = run_kernel(module, kernel.symbol, grid=kernel.grid,
+                            block=(kernel.block_size, 1, 1), args=args, arch=arch)
+    assert report.bank_conflicts
+    return sum(report.bank_conflicts.values()), kernel.plan
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("b_layout", ("row", "transposed"))
+def test_rows_first_copy_where_lds_is_full(arch, b_layout):
+    cfg = config(LDS_FULL[arch])
+    clocks, plan = conflict_clocks(arch, "f16", "f32", cfg, b_layout=b_layout)
+    assert plan.a.rows_first and plan.a.slab_pad == 0
+    assert plan.b.rows_first == (b_layout == "transposed")
+    assert clocks == 0
+    # Ragged M and N, K not a multiple of kPerBlock, two batches.
+    check(arch, "f16", "f32", 2, 131, 77, 300, "row", b_layout, cfg=cfg)
+
+
+@pytest.mark.parametrize("arch,in_t,text,shift,pad", BYTE_UNITS)
+def test_byte_units_swizzle(arch, in_t, text, shift, pad):
+    cfg = config(text)
+    clocks, plan = conflict_clocks(arch, in_t, "i32", cfg)
+    assert plan.b.vector == 16 and plan.b.k_chunk > 1 and plan.b.swizzle_shift == shift
+    assert plan.b.slab_pad == pad
+    assert clocks == 0
+    # N a multiple of 16 (16-element units) but not of the tile; M ragged; K ragged.
+    check(arch, in_t, "i32", 1, 70, 80, 300, cfg=cfg)
+
+
+@pytest.mark.parametrize("b", range(3))
+def test_swizzle_key_is_row_key(b):
+    """The planner's conflict check (transpose_writes_conflict) computes the emitter's
+    row key (OperandCopy.row_key, folded on ints) for every block and shift."""
+    from accel.codegen.builder import Emitter
+    from accel.codegen.global_copy import OperandCopy, swizzle_key
+    from accel.dialect.kernel_plan import OperandPlan
+    for shift in (0, 1):
+        plan = OperandPlan(vector=8, k_chunk=1, permute=False, sgpr_offset="none",
+                           swizzle=True, swizzle_bit=b, slab_pad=0, ahead=False,
+                           rows_first=False, swizzle_shift=shift)
+        op = OperandCopy(name="A", layout="row", memref="%A", memref_type="", shape=(1, 64, 64),
+                         elem="f16", d_extent=64, k_extent=64, d_per_block=64,
+                         kpack_per_block=8, kpack=8, block_size=64, plan=plan)
+        for block in range(64):
+            assert op.row_key(Emitter(), block) == swizzle_key((block >> shift) % 8, b)
+        assert sorted(swizzle_key(x, b) for x in range(8)) == list(range(8))
+
+
+def test_transpose_conflict_check_agrees_with_the_simulator():
+    """Where the check says a transposing copy's writes conflict, the simulator counts
+    extra clocks: gfx1100 i8 16x32x128 with the default 1 row of slab padding (the
+    plan takes 2)."""
+    from accel.codegen.global_copy import transpose_writes_conflict
+    assert transpose_writes_conflict(32, 16, 4, 1, 0, 0)
+    assert not transpose_writes_conflict(32, 16, 4, 2, 0, 0)
+    import accel.passes.plan_kernel as pk
+    cfg = config("v4:16,32,8,16,16,16,16,1,1,2,0,0,1,1")
+    original = pk.transpose_swizzle
+    try:
+        pk.transpose_swizzle = lambda *a: (1, 0, 0)
+        clocks, plan = conflict_clocks("gfx1100", "i8", "i32", cfg)
+    finally:
+        pk.transpose_swizzle = original
+    assert plan.b.slab_pad == 1 and clocks > 0

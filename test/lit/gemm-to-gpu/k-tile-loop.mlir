@@ -88,3 +88,22 @@ func.func @read_ahead(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memr
   "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
   return
 }
+
+// -----
+
+// Plan interleave_reads (gfx1100, two k-tiles): after each group's MMAs, scheduling
+// groups place the next group's 8 LDS reads (4 fragments of 16 f16, two 128-bit reads
+// each) before the first of its 4 WMMAs (2 x 2 repeats; READ_SPREAD 4: the first quarter),
+// then the other three as one group.
+// CHECK-LABEL: func.func @interleave_reads
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c3_i32 step %c1_i32 iter_args(
+// CHECK-NEXT: amdgpu.memory_counter_wait ds(0)
+// CHECK-COUNT-4: amdgpu.wmma
+// CHECK-NEXT: rocdl.sched.group.barrier ds_read, 8, 0
+// CHECK-NEXT: rocdl.sched.group.barrier mfma_wmma, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier mfma_wmma, 3, 0
+// CHECK-NEXT: scf.yield
+func.func @interleave_reads(%a: memref<1x64x128xf16>, %b: memref<1x128x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x128xf16>, memref<1x128x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}

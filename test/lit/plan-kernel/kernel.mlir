@@ -44,10 +44,11 @@ func.func @default_fits(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: me
 // (codegen/schedule.py), and load_wait_once: one wait for all its loads before its
 // LDS stores ...
 // CHECK-LABEL: func.func @ahead
-// CHECK: lds_read_ahead = true, load_wait_once = true
+// CHECK: interleave_reads = true
+// CHECK-SAME: lds_read_ahead = true, load_wait_once = true
 // CHECK-SAME: sched_barriers = true
-func.func @ahead(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+func.func @ahead(%a: memref<1x64x128xf16>, %b: memref<1x128x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x128xf16>, memref<1x128x64xf16>, memref<1x64x64xf32>) -> ()
   return
 }
 
@@ -55,7 +56,8 @@ func.func @ahead(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x
 
 // ... and none when neither is (gfx942 with the AGPRs full of accumulators).
 // CHECK-LABEL: func.func @none_ahead
-// CHECK: lds_read_ahead = true, load_wait_once = false
+// CHECK: interleave_reads = false
+// CHECK-SAME: lds_read_ahead = true, load_wait_once = false
 // CHECK-SAME: sched_barriers = false
 func.func @none_ahead(%a: memref<1x256x64xf16>, %b: memref<1x64x256xf16>, %c: memref<1x256x256xf32>) {
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,8,128,128,32,8,1,1,2,0,0,1,1"} : (memref<1x256x64xf16>, memref<1x64x256xf16>, memref<1x256x256xf32>) -> ()
@@ -90,11 +92,35 @@ func.func @plain(%a: memref<1x320x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1
 // -----
 
 // lds_read_ahead: MMA fragments read a group of k-steps ahead on RDNA (above), and on
-// gfx942 only when the accumulators fill the AGPRs (above); a 128x128 tile with 64x32
-// per wave keeps LLVM's own order.
-// CHECK-LABEL: func.func @cdna3_fragments_in_order
-// CHECK: lds_read_ahead = false, load_wait_once = true
-func.func @cdna3_fragments_in_order(%a: memref<1x256x256xf16>, %b: memref<1x256x256xf16>, %c: memref<1x256x256xf32>) {
+// gfx942 whether the accumulators fill the AGPRs (above) or not, as on a 128x128 tile
+// with 64x32 per wave; their reads are not pinned there (interleave_reads).
+// CHECK-LABEL: func.func @cdna3_fragments_ahead
+// CHECK: interleave_reads = false
+// CHECK-SAME: lds_read_ahead = true, load_wait_once = true
+func.func @cdna3_fragments_ahead(%a: memref<1x256x256xf16>, %b: memref<1x256x256xf16>, %c: memref<1x256x256xf32>) {
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:128,128,16,64,32,32,8,1,1,2,0,0,1,1"} : (memref<1x256x256xf16>, memref<1x256x256xf16>, memref<1x256x256xf32>) -> ()
+  return
+}
+
+// -----
+
+// interleave_reads: on gfx1100 (a lane holds the whole K of its row, so a fragment is
+// two 128-bit reads, above) each group's LDS reads are pinned among the MMAs; on
+// gfx1201 LLVM's own order is kept.
+// CHECK-LABEL: func.func @rdna4_reads_unpinned
+// CHECK: interleave_reads = false
+// CHECK-SAME: lds_read_ahead = true
+func.func @rdna4_reads_unpinned(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1201", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// ... nor with a single k-tile (no k-tile loop), as here (K = kPerBlock = 64).
+// CHECK-LABEL: func.func @one_k_tile_reads_unpinned
+// CHECK: interleave_reads = false
+func.func @one_k_tile_reads_unpinned(%a: memref<1x64x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x64x64xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
   return
 }
