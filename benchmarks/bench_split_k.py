@@ -13,16 +13,15 @@ machine's load average, since timings on a shared machine are noisy (best of N i
 compiler's latency: bench_compile.py). Estimates are the cost model's, not
 measurements (no GPU here).
 
-Figures (load average 7.4-7.9 on 2 cores, so wall times are mostly the neighbours'):
-gfx942 splits the skinny deep shapes (48x4096x4096: 16x64x128, 192 workgroups, 31.1 us
-estimated -> 16x128x128 split 8, 768 workgroups, 19.5 us; 1x4096x4096 split 8, 31.4 -> 9.8 us) and seed 001's
-128x1280x5120 (a 128x64 tile, split 8: 39.1 -> 11.7 us); gfx1100/gfx1201 split
-48x1024x16384 (8 slices) and 128x1280x5120 (2) only, since their 48-96 WGPs are filled by
-the narrow tiles already; 4096^3 and 512^3 are never split. The choice: 0.4-2.6 ms
-(8.4 once, under load) after a selection of 2-11 ms. Compile CPU time, split pair
-against one kernel, best of 5: +29 to +81 ms (gfx942 48x4096x4096 98.7 against 65.2 ms):
-a second gpu.module through the lowering, the backend and the link, although the
-reduction is 81 instructions (12 VGPRs) on gfx942 for 48x4096x4096.
+Figures (load average 0.4-0.9 on 2 cores): gfx942 splits the skinny deep shapes
+(48x4096x4096: 16x64x128, 192 workgroups, 24.9 us estimated -> split 4, 768 workgroups,
+14.3 us; 1x4096x4096 split 4, 24.9 -> 9.6 us; 48x1024x16384 16x64x64 split 16, 99.1 ->
+18.0 us) and seed 001's 128x1280x5120 (128x64x128 split 8: 31.2 -> 10.8 us);
+gfx1100/gfx1201 split 48x1024x16384 (8 slices) and 128x1280x5120 (4 / 2) only, since
+their 48-96 WGPs are filled by the narrow tiles already; 4096^3 and 512^3 are never
+split. The choice: 0.6-4.3 ms after the selection. Compile CPU time, split pair against
+one kernel, best of 2: +23 to +70 ms (gfx942 48x4096x4096 94.4 against 71.1 ms): a
+second gpu.module through the lowering, the backend and the link.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from accel.dialect.gemm import GemmShape
 from accel.target.database import get_arch
 from accel.tuning import cost_model
 from accel.tuning.selection import select
-from accel.tuning.split_k import choose_split_k, split_candidates, split_cost_us
+from accel.tuning.split_k import choose_split_k, split_cost_us
 
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
 SHAPES = ((1, 48, 4096, 4096), (1, 16, 4096, 8192), (1, 48, 1024, 16384), (1, 1, 4096, 4096),
@@ -53,7 +52,8 @@ def cpu_seconds() -> float:
 def estimate(sel, config) -> tuple[float, int]:
     """(estimated us, workgroups) of `config` (a ranked tile, maybe split) on sel.shape."""
     base = config.replace(split_k=1)
-    prep, launch = next((p, lc) for p, lc in split_candidates(sel) if p.config == base)
+    # The ranking, not split_candidates: a tie may go to another wave split of a tile.
+    prep, launch = next((p, lc) for p, lc in sel.scored if p.config == base)
     return (split_cost_us(prep.terms, sel.in_type, sel.out_type, sel.shape, launch,
                           config.split_k), launch.grid_size * config.split_k)
 
