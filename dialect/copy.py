@@ -11,10 +11,11 @@ that regroups strides, the maps a front end's all-parallel copying linalg.generi
 or a value written into a function result through the result's view. The maps' results
 are affine expressions of the d's with non-negative constants (+, *, floordiv, mod,
 ceildiv), so every index is a non-negative integer the verifier bounds: each map's
-results stay inside its buffer for every d. The output must hold exactly prod(shape)
-elements; that output_map visits each of them once is the front end's to keep (it is
-the view of a fresh buffer or of a function result). Both buffers are plain row-major
-memrefs of one element type.
+results stay inside its buffer for every d. The output holds at least prod(shape)
+elements (more when it is a function result with gaps between its rows, written
+through a strided view); that output_map visits no element twice is the front end's to
+keep (it is the view of a fresh buffer or of a function result). Both buffers are plain
+row-major memrefs of one element type.
 """
 
 from __future__ import annotations
@@ -159,8 +160,8 @@ class CopyOp(OpView):
                 raise AccelError(f"a copy moves values of one type, got {in_t} -> {out_t}")
             if out_t not in ELEMENT_BYTES:
                 raise AccelError(f"element type {out_t} is not one accel handles")
-            if prod(out_shape) != prod(shape):
-                raise AccelError(f"the output {out_shape} must hold the copy's "
+            if prod(out_shape) < prod(shape):
+                raise AccelError(f"the output {out_shape} cannot hold the copy's "
                                  f"{prod(shape)} elements")
             for name, buf in (("input_map", in_shape), ("output_map", out_shape)):
                 m = self._map(name)

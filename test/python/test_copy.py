@@ -80,17 +80,19 @@ def test_copy_kernel_matches_numpy(arch, case):
 
 
 def test_masked_threads_write_nothing_outside():
-    """The last block's threads past the copy's 2331 elements store nothing: the output
-    is the first 2331 elements of a larger buffer seen flat, the rest untouched."""
-    text = copy_text("gfx942", (3, 37, 21), (3 * 37 * 21,), "f32", (3, 37, 21),
-                     "d0, d1, d2", "d0 * 777 + d1 * 21 + d2")
+    """A function result with gaps between its rows (rows of 24 holding 21 values, seen
+    flat): the 2331 values land in their rows, the gaps and the last block's masked
+    threads write nothing."""
+    text = copy_text("gfx942", (3, 37, 21), (3 * 37 * 24,), "f32", (3, 37, 21),
+                     "d0, d1, d2", "d0 * 888 + d1 * 24 + d2")
     x = np.arange(3 * 37 * 21, dtype=np.float32).reshape(3, 37, 21)
-    out = np.full(3 * 37 * 21, -1, dtype=np.float32)
+    out = np.full(3 * 37 * 24, -1, dtype=np.float32)
     with new_context():
         module = ir.Module.parse(text)
         run_pipeline(module, "accel-copy-to-gpu")
         run_host(module, "f", [x, out], arch="gfx942")
-    assert np.array_equal(out, x.reshape(-1))
+    rows = out.reshape(3, 37, 24)
+    assert np.array_equal(rows[:, :, :21], x) and (rows[:, :, 21:] == -1).all()
 
 
 def shaped(dims, elem, strides=None):

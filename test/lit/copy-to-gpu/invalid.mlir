@@ -27,7 +27,7 @@ func.func @negative(%x: memref<8xf32>, %o: memref<4xf32>) {
 // -----
 
 func.func @count(%x: memref<4x4xf32>, %o: memref<4x2xf32>) {
-  // expected-error@+1 {{the output [4, 2] must hold the copy's 16 elements}}
+  // expected-error@+1 {{the output [4, 2] cannot hold the copy's 16 elements}}
   "accel.copy"(%x, %o) {arch = "gfx942", shape = array<i64: 4, 4>, input_map = affine_map<(d0, d1) -> (d0, d1)>, output_map = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>} : (memref<4x4xf32>, memref<4x2xf32>) -> ()
   return
 }
