@@ -53,6 +53,9 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   copying linalg.generic in 26 converted chunks (a slice along the contiguous axis, a
   transposed or broadcast-K operand, a transposed result: views the gemm's packed
   addressing does not take), which compile_module's kernels leave to the caller.
+  with copy kernels (accel.copy): 0 copies on the host; 50 accel.copy kernels in those
+  26 chunks; otherwise as above (75 converted, 93 gemms, code objects on gfx942 74,
+  gfx1100 28, gfx1201 29, now with the copy kernels among them).
 """
 
 from __future__ import annotations
