@@ -154,7 +154,8 @@ def test_transposed_and_sliced_operands_of_an_elementwise_kernel(arch):
     text = (f'func.func @f(%x: !migraphx.shaped{x_t}, %y: !migraphx.shaped{y_t}) -> '
             f'!migraphx.shaped{o_t} attributes {{arch = "ARCH"}} {{\n'
             f"  %0 = migraphx.transpose %x {{permutation = [1, 0]}} : {x_t} -> {xt_t}\n"
-            f"  %1 = migraphx.slice %y {{axes = [1], starts = [4], ends = [25]}} : {y_t} -> {ys_t}\n"
+            f"  %1 = migraphx.slice %y {{axes = [1], starts = [4], ends = [25]}} : "
+            f"{y_t} -> {ys_t}\n"
             f"  %2 = migraphx.add %0, %1 : {xt_t}, {ys_t} -> {o_t}\n"
             f"  return %2 : !migraphx.shaped{o_t}\n}}\n")
     rng = np.random.default_rng(6)
