@@ -13,7 +13,8 @@ out-parameters; then the body is lowered op by op, in order:
   unpack (int4), reduce_sum / reduce_max and softmax over the last axis, become
   accel.elementwise kernels (accel.migraphx.elementwise): never host-only IR.
 Values are returned by writing the out-parameters (in place when the producer could,
-else by a copy).
+else by an accel.copy kernel, accel.migraphx.copies, as is a view no kernel reads in
+place).
 """
 
 from __future__ import annotations
