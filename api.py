@@ -24,6 +24,7 @@ import threading
 
 from accel import validate
 from accel.bindings import ir, new_context
+from accel.codegen.copy import CopyKernel
 from accel.codegen.elementwise import ElementwiseKernel
 from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
@@ -31,6 +32,7 @@ from accel.codegen.split_k_reduce import ReductionKernel
 from accel.codegen.tile_list import TileListKernel
 from accel.compiled import CompiledKernel, CompileResult
 from accel.dialect.accel_tile import AccelTile
+from accel.dialect.copy import CopyOp
 from accel.dialect.elementwise import ElementwiseOp
 from accel.dialect.element_types import ELEMENT_BYTES, is_fp8
 from accel.dialect.grouped_gemm import B_LAYOUTS, GROUPED_INPUTS, MODES, GroupedGemmOp
@@ -248,6 +250,7 @@ def compiled_gemms(module: ir.Module, arch: str | None) -> tuple[list[GemmOp], s
     # too; its arch comes from them.
     arches = [op.arch for op in gemms]
     arches += [ElementwiseOp(op).arch for op in collect_ops(module, ElementwiseOp.OP_NAME)]
+    arches += [CopyOp(op).arch for op in collect_ops(module, CopyOp.OP_NAME)]
     if not arches:
         raise AccelError("the module has no 'accel.gemm' to compile")
     return gemms, arch or arches[0]
@@ -268,6 +271,7 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
     facts.update({k.symbol: (k, pack_metadata) for k in lowered.packs})
     facts.update(grouped_facts(lowered.grouped))
     facts.update({k.symbol: (k, elementwise_metadata) for k in lowered.elementwise})
+    facts.update({k.symbol: (k, copy_metadata) for k in lowered.copies})
     out = []
     for symbol in order:
         kernel, describe = facts[symbol]
@@ -402,6 +406,25 @@ def elementwise_metadata(kernel: ElementwiseKernel, code_object: bytes) -> dict:
         **({"reduce": kernel.reduce} if kernel.reduce != "none" else {}),
         "compute_type": kernel.acc_type,
         "args": args,
+    }
+
+
+def copy_metadata(kernel: CopyKernel, code_object: bytes) -> dict:
+    """An accel.copy kernel's entry (codegen/copy.py): its input and its output, each a
+    row-major buffer, and the index maps the copy reads and writes them through."""
+    return {
+        "symbol": kernel.symbol,
+        "code_object": f"{kernel.symbol}.hsaco",
+        "op": "copy",
+        "grid": list(kernel.grid),
+        "block": [kernel.block_size, 1, 1],
+        "lds_bytes": 0,
+        "vgprs": note_count(code_object, ".vgpr_count"),
+        "shape": list(kernel.shape),
+        "input_map": kernel.input_map,
+        "output_map": kernel.output_map,
+        "args": [_arg("in", kernel.elem, kernel.in_shape, "row"),
+                 _arg("out", kernel.elem, kernel.out_shape, "row")],
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from accel.diagnostics import AccelError
+from accel.dialect.copy import CopyOp
 from accel.dialect.elementwise import ElementwiseOp
 from accel.dialect.gemm import GemmOp
 from accel.dialect.grouped_gemm import GroupedGemmOp
@@ -10,7 +11,8 @@ from accel.dialect.ir_helpers import collect_ops
 from accel.dialect.pack import PackOp, UnpackOp
 
 # Every accel op: an `accel.` op not in this table is reported as unknown.
-OP_CLASSES = {c.OP_NAME: c for c in (GemmOp, PackOp, UnpackOp, GroupedGemmOp, ElementwiseOp)}
+OP_CLASSES = {c.OP_NAME: c for c in (GemmOp, PackOp, UnpackOp, GroupedGemmOp, ElementwiseOp,
+                                                     CopyOp)}
 
 
 def module_errors(module) -> list[AccelError]:

@@ -6,7 +6,7 @@ lowering of a MIGraphX function to accel.gemm (the pass accel-from-migraphx).
 source location (grammar.py, translate.py). The lowering, one concept per module:
 boundary.py (arguments and results as memrefs, the arch), view_ops.py and view.py
 (views), dot.py (dot / quant_dot -> accel.gemm), epilogue.py (the fused elementwise
-chain), literal.py, copies.py (host copies into a layout), lowering.py (the driver).
+chain), literal.py, copies.py (accel.copy kernels into a layout), lowering.py (the driver).
 """
 
 from accel.migraphx.translate import looks_like_migraphx, translate  # noqa: F401

@@ -118,13 +118,14 @@ class Boundary:
                                           producers)
         self.written: set[int] = set()
 
-    def copy_to_out(self, t: Tensor, r: int, loc) -> None:
-        """Store value `t` into result `r`'s out-parameter (through its view)."""
+    def copy_to_out(self, t: Tensor, r: int, loc, arch: str) -> None:
+        """Store value `t` into result `r`'s out-parameter (through its view), by a copy
+        kernel on `arch`."""
         out, view, st = self.outs[r]
         if t.st.elem != st.elem or t.view.shape != tuple(st.dims):
             raise AccelError(f"returned value of type {t.st} does not match result type {st}",
                              loc)
-        copy_into(t, out, view.index_exprs(memref_info(out)[0]))
+        copy_into(t, out, view.index_exprs(memref_info(out)[0]), arch)
 
 
 def _destinations(ret: ir.Operation, producers) -> dict:

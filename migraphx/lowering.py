@@ -13,19 +13,21 @@ out-parameters; then the body is lowered op by op, in order:
   unpack (int4), reduce_sum / reduce_max and softmax over the last axis, become
   accel.elementwise kernels (accel.migraphx.elementwise): never host-only IR.
 Values are returned by writing the out-parameters (in place when the producer could,
-else by a copy).
+else by an accel.copy kernel, accel.migraphx.copies, as is a view no kernel reads in
+place).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from accel.bindings import func, ir
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import is_fp8
 from accel.dialect.gemm_types import ACCUMULATOR
+from accel.migraphx import copies
 from accel.migraphx.boundary import Boundary, func_arch
-from accel.migraphx.copies import materialize
 from accel.migraphx.dot import DOTS, DotLowering, check_shape
 from accel.migraphx.elementwise import KERNEL_OPS, ElementwiseLowering
 from accel.migraphx.epilogue import CONVERT, FUSIBLE, Fuser, operand_trees, region_after
@@ -54,8 +56,9 @@ class FuncLowering:
 
     def run(self) -> None:
         self.boundary = Boundary(self.old, DOTS + tuple(FUSIBLE) + (CONVERT,) + KERNEL_OPS)
-        self.dots = DotLowering(self.arch, self.mma_kind, self.boundary, materialize)
-        self.kernels = ElementwiseLowering(self.arch, self.boundary, materialize)
+        self.materialize = partial(copies.materialize, arch=self.arch)
+        self.dots = DotLowering(self.arch, self.mma_kind, self.boundary, self.materialize)
+        self.kernels = ElementwiseLowering(self.arch, self.boundary, self.materialize)
         self.values.update(self.boundary.args)
         ops = list(self.old.regions[0].blocks[0].operations)
         ret = ops[-1]
@@ -66,7 +69,8 @@ class FuncLowering:
             with ret.location:
                 for r, value in enumerate(ret.operands):
                     if r not in self.boundary.written:
-                        self.boundary.copy_to_out(self.values[value], r, ret.location)
+                        self.boundary.copy_to_out(self.values[value], r, ret.location,
+                                                  self.arch)
                 func.ReturnOp([])
         self.old.erase()
 
@@ -91,7 +95,7 @@ class FuncLowering:
             # What no gemm's epilogue took is a kernel of its own, which records why.
             self._define(op, self.kernels.lower(op, ins, out_st, self.refusals.get(op)))
         elif name in VIEW_OPS:
-            self._define(op, view_op(op, ins[0], out_st, materialize))
+            self._define(op, view_op(op, ins[0], out_st, self.materialize))
         elif name in DOTS:
             self._define(op, self.dots.lower(op, ins, out_st))
         else:
@@ -134,7 +138,8 @@ class FuncLowering:
         # Two fp8 formats may meet (fp8 x bf8); any other pair must agree.
         if in_type in ACCUMULATOR and len(ins) == 2 and (
                 ins[1].st.mlir_elem == in_type or is_fp8(in_type) and is_fp8(ins[1].st.mlir_elem)):
-            fuser = Fuser(in_type, dot.results[0], self._value, materialize, trees, closed)
+            fuser = Fuser(in_type, dot.results[0], self._value, self.materialize, trees,
+                          closed)
             for op in chain:
                 with op.location:
                     if not fuser.take(op):
@@ -150,7 +155,7 @@ class FuncLowering:
             t = self.dots.lower(dot, ins, dot_st, last, fused if taken else None, views)
         for op in views:   # the result, seen through the views the chain went through
             with op.location:
-                t = view_op(op, t, self._result_type(op), materialize)
+                t = view_op(op, t, self._result_type(op), self.materialize)
         self._define(last, replace(t, st=self._result_type(last)))
         for op in chain[taken:]:
             with op.location:

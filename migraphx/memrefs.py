@@ -1,4 +1,4 @@
-"""Small memref builders shared by the front ends: reshapes and elementwise loops.
+"""Small memref builders shared by the front ends: reshapes and allocations.
 
 Both emit ops at the current insertion point and location.
 """
@@ -61,26 +61,3 @@ def _nesting(big, small) -> list[list[int]] | None:
 
 def alloc(shape, elem_t: ir.Type) -> ir.Value:
     return memref.AllocOp(ir.MemRefType.get(list(shape), elem_t), [], []).result
-
-
-def generic(inputs: list[tuple[ir.Value, list[str]]], output: tuple[ir.Value, list[str]],
-            rank: int, body) -> None:
-    """An all-parallel `linalg.generic` over `rank` loops.
-
-    Each operand comes with the affine expressions (in d0..d{rank-1}) of its indices;
-    `body(args)` gets the block arguments (inputs then output) and returns the value
-    to yield.
-    """
-    dims = ", ".join(f"d{i}" for i in range(rank))
-    maps = [ir.Attribute.parse(f"affine_map<({dims}) -> ({', '.join(exprs)})>")
-            for _, exprs in inputs + [output]]
-    iters = ", ".join(["#linalg.iterator_type<parallel>"] * rank)
-    op = ir.Operation.create(
-        "linalg.generic", results=[], operands=[v for v, _ in inputs] + [output[0]],
-        attributes={"indexing_maps": ir.ArrayAttr.get(maps),
-                    "iterator_types": ir.Attribute.parse(f"[{iters}]"),
-                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(inputs), 1])},
-        regions=1)
-    block = op.regions[0].blocks.append(*[v.type.element_type for v, _ in inputs + [output]])
-    with ir.InsertionPoint(block):
-        ir.Operation.create("linalg.yield", operands=[body(list(block.arguments))])

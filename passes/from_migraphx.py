@@ -1,5 +1,5 @@
-"""accel-from-migraphx: MIGraphX kernels (generic form, see accel.migraphx) -> accel.gemm
-and accel.elementwise.
+"""accel-from-migraphx: MIGraphX kernels (generic form, see accel.migraphx) -> accel.gemm,
+accel.elementwise and accel.copy.
 
 Per `func.func` whose signature uses `!migraphx.shaped` (or whose body holds MIGraphX
 ops; `tensor<...>` types of the older form are packed row-major), one step per concept:
@@ -15,6 +15,8 @@ ops; `tensor<...>` types of the older form are packed row-major), one step per c
 * what no epilogue takes (and quantize/dequantizelinear, int4 unpack, reduce_sum /
   reduce_max and softmax over the last axis) -> accel.elementwise kernels
   (accel.migraphx.elementwise);
+* a view no kernel reads in place, and a value returned through a view -> an
+  accel.copy kernel (accel.migraphx.copies);
 * literal -> a private constant memref.global (accel.migraphx.literal);
 driven op by op by accel.migraphx.lowering. An MX-scaled quant_dot is diagnosed before
 anything of its function is read. Errors (wrong rank, bad permutation, mismatched

@@ -93,7 +93,8 @@ def _convert(pass_name: str, f: dataclasses.Field, text: str):
 # steps): importing one registers its pass.
 PASS_MODULES = ("from_migraphx", "from_linalg", "affix_perf_config", "grouped_dispatch",
                 "accel_layout", "lower_pack", "plan_kernel", "gemm_to_gpu",
-                "grouped_gemm_to_gpu", "elementwise_to_gpu", "wmma_banks")
+                "grouped_gemm_to_gpu", "elementwise_to_gpu", "copy_to_gpu",
+                "wmma_banks")
 
 
 def load_all() -> dict[str, type[AccelPass]]:

@@ -12,6 +12,7 @@ stands for these steps (`KernelPipeline.steps`; `--mlir-print-ir-after-all` dump
   accel-gemm-to-gpu                             accel.gemm -> MFMA/WMMA kernel + launch
   accel-grouped-gemm-to-gpu                     accel.grouped_gemm -> its kernels + launches
   accel-elementwise-to-gpu                      accel.elementwise -> its kernel + launch
+  accel-copy-to-gpu                             accel.copy -> its kernel + launch
   <kernel_lowering(arch)>                       upstream: kernels to ROCDL, target attached
   <HOST_LOWERING>                               upstream: host code to LLVM
   <serialization(format)>                       upstream: gpu.module -> gpu.binary (gfx1100,
@@ -27,11 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel.bindings import gpu, ir
+from accel.codegen.copy import CopyKernel
 from accel.codegen.elementwise import ElementwiseKernel
 from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
 from accel.passes.accel_layout import AccelLayout
 from accel.passes.affix_perf_config import AffixPerfConfig
+from accel.passes.copy_to_gpu import CopyToGpu, lower_copies
 from accel.passes.elementwise_to_gpu import ElementwiseToGpu, lower_elementwise
 from accel.passes.gemm_to_gpu import GemmToGpu, lower_gemms
 from accel.passes.grouped_dispatch import GroupedDispatch
@@ -107,16 +110,18 @@ class KernelIR:
     gemms: tuple[GemmKernel, ...]      # program order
     grouped: tuple[GroupedGemmKernel, ...] = ()   # program order
     elementwise: tuple[ElementwiseKernel, ...] = ()   # program order
+    copies: tuple[CopyKernel, ...] = ()   # program order
 
 
 @register
 @dataclass(frozen=True)
 class KernelPipeline(PipelinePass):
     NAME = "accel-kernel-pipeline"
-    SUMMARY = ("accel.gemm, accel.grouped_gemm and accel.elementwise to gpu.binary: affix "
-               "perf config, grouped dispatch, accel layout, pack kernels, kernel plan, "
-               "accel-gemm-to-gpu, accel-grouped-gemm-to-gpu, accel-elementwise-to-gpu, then "
-               "ROCDL lowering and serialization")
+    SUMMARY = ("accel.gemm, accel.grouped_gemm, accel.elementwise and accel.copy to "
+               "gpu.binary: affix perf config, grouped dispatch, accel layout, pack kernels, "
+               "kernel plan, accel-gemm-to-gpu, accel-grouped-gemm-to-gpu, "
+               "accel-elementwise-to-gpu, accel-copy-to-gpu, then ROCDL lowering and "
+               "serialization")
     arch: str = option("gfx942", "target chip", choices=tuple(ARCHES))
     format: str = option("bin", "bin: ELF code object; isa: assembly text", choices=FORMATS)
     cu_count: int = option(0, "CUs of the target part, for perf-config selection (0 = default)")
@@ -142,7 +147,7 @@ class KernelPipeline(PipelinePass):
 
     def steps(self) -> list[Step]:
         return [*self.front_steps(), LowerPack(), PlanKernel(), GemmToGpu(), GroupedGemmToGpu(),
-                ElementwiseToGpu(arch=self.arch),
+                ElementwiseToGpu(arch=self.arch), CopyToGpu(arch=self.arch),
                 *self.kernel_steps(),
                 UpstreamSegment(HOST_LOWERING, verify=False),
                 *self.serialization_steps(self.format)]
@@ -157,4 +162,6 @@ class KernelPipeline(PipelinePass):
         gemms = lower_gemms(module)
         grouped = lower_grouped_gemms(module)
         elementwise = lower_elementwise(module, self.arch)
-        return KernelIR(tuple(packs), tuple(gemms), tuple(grouped), tuple(elementwise))
+        copies = lower_copies(module, self.arch)
+        return KernelIR(tuple(packs), tuple(gemms), tuple(grouped), tuple(elementwise),
+                        tuple(copies))

@@ -98,8 +98,8 @@ def test_module_verifier_lists_every_op_class():
 
     defined = {c.OP_NAME: c for c in op_classes(OpView)}
     assert defined == OP_CLASSES
-    assert sorted(defined) == ["accel.elementwise", "accel.gemm", "accel.grouped_gemm",
-                               "accel.pack", "accel.unpack"]
+    assert sorted(defined) == ["accel.copy", "accel.elementwise", "accel.gemm",
+                               "accel.grouped_gemm", "accel.pack", "accel.unpack"]
 
 
 def test_simulator_imports_no_compiler_module():

@@ -23,7 +23,7 @@ from accel.sim import run_host
 
 INPUTS = Path(__file__).parents[1] / "lit" / "from-migraphx" / "Inputs"
 PIPELINE = ("accel-from-migraphx, accel-affix-perf-config, accel-layout, accel-lower-pack, "
-            "accel-plan-kernel, accel-gemm-to-gpu")
+            "accel-plan-kernel, accel-gemm-to-gpu, accel-copy-to-gpu")
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
 SEED_CONFIG = "v3:32,32,8,16,16,8,1,2,2,1,1"
 D_PER_BLOCK, KPACK_PER_BLOCK, KPACK = 32, 8, 8     # the blocking SEED_CONFIG implies
@@ -218,15 +218,16 @@ def test_fused_i8_batch_bias_relu_is_one_kernel(arch):
     assert (out == 0).any() and (out > 0).any()
 
 
-def test_materialised_operand_copy_runs_on_host():
-    """A B chain blocked unlike the perf config is copied by a linalg.generic into a
+def test_materialised_operand_copy_runs_as_a_kernel():
+    """A B chain blocked unlike the perf config is copied by an accel.copy kernel into a
     row-major buffer before the GEMM (affine maps with floordiv/mod)."""
     m, n, k = 64, 64, 128
     text = seed001(m, n, k, False).replace(SEED_CONFIG, "v3:32,64,8,16,16,8,1,2,2,1,1")
     rng = np.random.default_rng(3)
     with new_context():
         module = compile_migraphx(text, "gfx942")
-        assert "linalg.generic" in str(module)
+        assert "linalg.generic" not in str(module) and "accel.copy" not in str(module)
+        assert "gpu.module @accel_copy_" in str(module)
         a6 = random_operand(rng, "f16", (1, m // 32, k // 64, 8, 32, 8))
         b6 = random_operand(rng, "f16", (1, n // 32, k // 64, 8, 32, 8))
         out = np.full((1, m, n), np.nan, dtype=np.float16)
@@ -307,7 +308,7 @@ def test_slices_and_gapped_argument_are_read_through_views(arch):
 # transpose -> add of a tensor in the permuted coordinates. The add fuses (its operand
 # mapped back to the dot's [G, M, N] through the inverse views: here a copy, as its
 # permuted view is no buffer of the dot's shape), the result is copied through the views
-# into the out-parameter: one kernel.
+# into the out-parameter: three kernels, the operand's copy, the gemm, the result's copy.
 VIEW_CHAIN = """
 func.func @view_chain(%a: !migraphx.shaped<2x12x40xf16, 480x40x1>, %b: !migraphx.shaped<2x40x21xf16, 840x21x1>, %x: !migraphx.shaped<2x21x4x3xf16, 252x12x3x1>) -> !migraphx.shaped<2x21x4x3xf16, 252x12x3x1> attributes {rock.arch = "##TOKEN_ARCH##"} {
   %0 = migraphx.dot %a, %b : <2x12x40xf16, 480x40x1>, <2x40x21xf16, 840x21x1> -> <2x12x21xf16, 252x21x1>
@@ -324,14 +325,16 @@ def test_chain_through_views_fuses(arch):
     rng = np.random.default_rng(6)
     with new_context():
         module = compile_migraphx(VIEW_CHAIN, arch)
-        (launch,) = collect_ops(module, "gpu.launch_func")
-        assert "_ep_add_" in str(launch.attributes["kernel"])
+        kernels = [str(op.attributes["kernel"])
+                   for op in collect_ops(module, "gpu.launch_func")]
+        assert len(kernels) == 3 and "_ep_add_" in kernels[1]
+        assert "@accel_copy_" in kernels[0] and "@accel_copy_" in kernels[2]
         a = random_operand(rng, "f16", (2, 12, 40))
         b = random_operand(rng, "f16", (2, 40, 21))
         x = random_operand(rng, "f16", (2, 21, 4, 3))
         out = np.full((2, 21, 4, 3), np.nan, dtype=np.float16)
         report = run_host(module, "view_chain", [a, b, x, out], arch=arch)
-    assert len(report.launches) == 1
+    assert len(report.launches) == 3
     ref, tol = reference(a, b, "f16", "f32")
     permute4 = lambda y: y.reshape(2, 4, 3, 21).transpose(0, 3, 1, 2)  # noqa: E731
     ref = permute4(ref) + x.astype(np.float64)

@@ -27,7 +27,7 @@ from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host
 
 PIPELINE = ("accel-from-migraphx, accel-affix-perf-config, accel-layout, accel-lower-pack, "
-            "accel-plan-kernel, accel-gemm-to-gpu")
+            "accel-plan-kernel, accel-gemm-to-gpu, accel-copy-to-gpu")
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
 G, M, N, K = 2, 37, 21, 40
 NP = {"f16": np.float16, "f32": np.float32, "si8": np.int8, "si32": np.int32}

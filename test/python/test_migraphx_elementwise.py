@@ -25,7 +25,7 @@ ARCHES = ("gfx942", "gfx1100", "gfx1201")
 KERNEL_STEPS = "accel-elementwise-to-gpu"
 MIGRAPHX_STEPS = ("accel-from-migraphx, accel-affix-perf-config, accel-layout, "
                   "accel-lower-pack, accel-plan-kernel, accel-gemm-to-gpu, "
-                  "accel-elementwise-to-gpu")
+                  "accel-elementwise-to-gpu, accel-copy-to-gpu")
 NP = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i8": np.int8}
 G, M, N = 2, 37, 21     # ragged: no power of two, N odd (one-element vectors)
 

@@ -289,7 +289,8 @@ def test_migraphx_split_k_chain(arch):
     with new_context():
         module = ir.Module.parse(translate(text, "linear.mlir"))
         run_pipeline(module, "accel-from-migraphx, accel-affix-perf-config, accel-layout, "
-                             "accel-lower-pack, accel-plan-kernel, accel-gemm-to-gpu")
+                             "accel-lower-pack, accel-plan-kernel, accel-gemm-to-gpu, "
+                             "accel-copy-to-gpu")
         assert "linalg.generic" not in str(module)
         assert len(collect_ops(module, "gpu.launch_func")) == 2
         run_host(module, "dot_splitk_linear", [a, b, x, y, out], arch=arch)

@@ -31,7 +31,7 @@ func.func @empty_arch(%a: !migraphx.shaped<1x16x16xf16, 256x16x1>, %b: !migraphx
 // CHECK: #[[GAPS:.*]] = affine_map<(d0, d1, d2) -> (d1 * 64 + d2)>
 // CHECK-LABEL: func.func @gapped_arg
 // CHECK-SAME: (%[[A:.*]]: memref<992xf16>, %{{.*}}: memref<1x32x16xf16>, %{{.*}}: memref<1x16x16xf16>)
-// CHECK: linalg.generic {indexing_maps = [#[[GAPS]], {{.*}} ins(%[[A]] : memref<992xf16>)
+// CHECK: "accel.copy"(%[[A]], %{{.*}}) {arch = "gfx1100", input_map = #[[GAPS]], {{.*}}} : (memref<992xf16>, memref<1x16x32xf16>) -> ()
 // CHECK: "accel.gemm"
 func.func @gapped_arg(%a: !migraphx.shaped<1x16x32xf16, 1024x64x1>, %b: !migraphx.shaped<1x32x16xf16, 512x16x1>) -> !migraphx.shaped<1x16x16xf16, 256x16x1> attributes {rock.arch = ""} {
   %0 = migraphx.dot %a, %b : <1x16x32xf16, 1024x64x1>, <1x32x16xf16, 512x16x1> -> <1x16x16xf16, 256x16x1>

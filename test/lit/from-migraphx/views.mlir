@@ -5,9 +5,7 @@
 // CHECK: #[[SLICED:.*]] = affine_map<(d0, d1, d2) -> (d1 * 64 + d2 + 197)>
 // CHECK-LABEL: func.func @slice
 // CHECK: %[[COPY:.*]] = memref.alloc() : memref<1x37x40xf16>
-// CHECK: linalg.generic {indexing_maps = [#[[SLICED]], {{.*}} outs(%[[COPY]] : memref<1x37x40xf16>)
-// CHECK-NEXT: ^bb0
-// CHECK-NEXT: linalg.yield
+// CHECK: "accel.copy"(%{{.*}}, %[[COPY]]) {arch = "gfx942", input_map = #[[SLICED]], {{.*}}shape = array<i64: 1, 37, 40>} : (memref<{{.*}}xf16>, memref<1x37x40xf16>) -> ()
 // CHECK: %[[B3:.*]] = memref.expand_shape %arg1
 // CHECK: "accel.gemm"(%[[COPY]], %[[B3]], %arg2)
 func.func @slice(%a: !migraphx.shaped<1x48x64xf16, 3072x64x1>, %b: !migraphx.shaped<40x24xf16, 24x1>) -> !migraphx.shaped<1x37x24xf32, 888x24x1> attributes {arch = "gfx942"} {
