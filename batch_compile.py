@@ -1,5 +1,5 @@
 """The compiler side of a batch (batch.py): a module's kernel ops (gemms, grouped gemms,
-elementwise ops) made into units, and one unit compiled to its kernels.
+elementwise ops, copies) made into units, and one unit compiled to its kernels.
 
 Loaded only by a process that compiles: a batch answered from the cache never imports
 it, and a worker process imports it once (the forkserver preloads it).
@@ -24,6 +24,7 @@ from accel.bindings import ir
 from accel.codegen.kernel import GemmKernel
 from accel.compiled import CompiledKernel, CompileResult
 from accel.diagnostics import AccelError, mlir_error
+from accel.dialect.copy import CopyOp
 from accel.dialect.elementwise import ElementwiseOp
 from accel.dialect.gemm import GemmOp
 from accel.dialect.grouped_gemm import GroupedGemmOp
@@ -34,7 +35,7 @@ from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import run_steps
 
 # The ops a module's units are made of, one unit each.
-_UNIT_OPS = (GemmOp.OP_NAME, GroupedGemmOp.OP_NAME, ElementwiseOp.OP_NAME)
+_UNIT_OPS = (GemmOp.OP_NAME, GroupedGemmOp.OP_NAME, ElementwiseOp.OP_NAME, CopyOp.OP_NAME)
 # The parser names its one buffer "-"; a module's positions are reported in its file.
 _PARSER_BUFFER = "-"
 
@@ -66,8 +67,9 @@ def _compile(unit: Unit, assembly: bool) -> CompileResult:
     with shared_context():
         module = ir.Module.parse(text)
         if not collect_ops(module, GemmOp.OP_NAME):
-            # A grouped gemm's or an elementwise op's unit: its kernels are named by their
-            # content (shape, types, program), so two units never share a symbol.
+            # A grouped gemm's, an elementwise op's or a copy's unit: its kernels are named
+            # by their content (shape, types, program, maps), so two units never share a
+            # symbol.
             assert not unit.variant, unit
             return compile_module(module, unit.arch, assembly)
         _, arch = compiled_gemms(module, unit.arch)
@@ -109,7 +111,8 @@ def _lowered(module: ir.Module, kernel: GemmKernel, pipeline: KernelPipeline,
 
 
 def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
-    """One unit per kernel op (`accel.gemm`, `accel.grouped_gemm`, `accel.elementwise`) of
+    """One unit per kernel op (`accel.gemm`, `accel.grouped_gemm`, `accel.elementwise`,
+    `accel.copy`) of
     the module `text`, in program order: the op alone in a function of its operands'
     types, with its attributes (sorted), so that equal ops are equal units wherever they
     stand. MIGraphX text is read by the MIGraphX
@@ -159,9 +162,9 @@ def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
 
 
 def _op_function(op) -> str:
-    """`op` (an accel.gemm, accel.grouped_gemm or accel.elementwise) alone in a function
-    of its operands' types, its attributes sorted: equal ops are equal units wherever
-    they stand."""
+    """`op` (an accel.gemm, accel.grouped_gemm, accel.elementwise or accel.copy) alone in
+    a function of its operands' types, its attributes sorted: equal ops are equal units
+    wherever they stand."""
     op = op.operation
     operands = list(op.operands)
     names = [f"%arg{i}" for i in range(len(operands))]

@@ -12,7 +12,7 @@ from accel.bindings import arith, gpu, ir
 from accel.codegen.copy import CopyKernel
 from accel.diagnostics import AccelError
 from accel.dialect.copy import CopyOp
-from accel.dialect.ir_helpers import collect_ops
+from accel.dialect.ir_helpers import append_kernel_modules, collect_ops
 from accel.passes.registry import AccelPass, option, register
 
 
@@ -38,14 +38,8 @@ def lower_copies(module: ir.Module, arch: str = "") -> list[CopyKernel]:
             raise AccelError(f"'{op.OP_NAME}' targets {op.arch} but the pipeline targets "
                              f"{arch}", op.location)
         kernels.append(CopyKernel.of(op))
-    existing = {op.attributes["sym_name"].value for op in module.body.operations
-                if op.operation.name == "gpu.module"}
+    append_kernel_modules(module, kernels)
     for op, kernel in zip(ops, kernels):
-        if kernel.symbol not in existing:
-            parsed = ir.Module.parse(kernel.module_text(), module.context)
-            for k in list(parsed.body.operations):
-                module.body.append(k)
-            existing.add(kernel.symbol)
         with ir.InsertionPoint(op.op), op.location:
             index = ir.IndexType.get()
             grid = [arith.ConstantOp(index, v).result for v in kernel.grid]

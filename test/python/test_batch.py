@@ -141,10 +141,11 @@ def test_module_batch_is_compile_module():
     assert batch.compiled == 2     # the third gemm equals the first (attributes in any order)
 
 
-def test_module_batch_takes_elementwise_and_grouped_ops_as_units():
-    # A MIGraphX chain that cannot fuse lowers to accel.elementwise; a grouped gemm is
-    # one op too: each is a unit (the equal elementwise op compiles once), with the
-    # kernels compile_module makes of the module, in its launch order.
+def test_module_batch_takes_elementwise_copy_and_grouped_ops_as_units():
+    # A MIGraphX chain that cannot fuse lowers to accel.elementwise, a view no kernel
+    # addresses to accel.copy; a grouped gemm is one op too: each is a unit (the equal
+    # elementwise op compiles once), with the kernels compile_module makes of the
+    # module, in its launch order.
     t = ("memref<2x37x21xf16>", "memref<37xf32>")
     ew = ('"accel.elementwise"(%x, %s, %o) {arch = "gfx942", operands = ["gmn", "m"], '
           f'program = "%0 = mul %e0, %e1"}} : ({t[0]}, {t[1]}, {t[0]}) -> ()\n')
@@ -152,11 +153,18 @@ def test_module_batch_takes_elementwise_and_grouped_ops_as_units():
     text = (f"func.func @f(%x: {t[0]}, %s: {t[1]}, %o: {t[0]}, %ga: {gg[0]}, %gb: {gg[1]}, "
             f"%gs: {gg[2]}, %gc: {gg[3]}) {{\n" + ew
             + f'"accel.grouped_gemm"(%ga, %gb, %gs, %gc) {{arch = "gfx942", max_seq_len = 20 '
-              f': i64}} : ({", ".join(gg)}) -> ()\n' + ew + "return\n}\n")
+              f': i64}} : ({", ".join(gg)}) -> ()\n' + ew
+            + '"accel.copy"(%x, %t) {arch = "gfx942", shape = array<i64: 2, 21, 37>, '
+              'input_map = affine_map<(d0, d1, d2) -> (d0, d2, d1)>, output_map = '
+              'affine_map<(d0, d1, d2) -> (d0, d1, d2)>} : '
+              f'({t[0]}, memref<2x21x37xf16>) -> ()\n' + "return\n}\n")
+    text = text.replace("%gc: memref<60x32xbf16>",
+                        "%gc: memref<60x32xbf16>, %t: memref<2x21x37xf16>")
     batch = compile_module_batch(text, filename="mixed.mlir")
     whole = compile_module(text)
     assert batch.compile_result() == whole
-    assert batch.compiled == 2 and len(batch.entries) == 3
+    assert batch.compiled == 3 and len(batch.entries) == 4
+    assert [k.metadata.get("op") for k in whole.kernels][-1] == "copy"
     assert [k.metadata.get("op") for k in whole.kernels][0] == "elementwise"
 
 
