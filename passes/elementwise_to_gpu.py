@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel.bindings import arith, gpu, ir
+from accel.bindings import ir
 from accel.codegen.elementwise import ElementwiseKernel
 from accel.dialect.elementwise import ElementwiseOp
-from accel.diagnostics import AccelError
-from accel.dialect.ir_helpers import append_kernel_modules, collect_ops
+from accel.passes.kernel_launch import lower_to_launches
 from accel.passes.registry import AccelPass, option, register
 
 
@@ -31,23 +30,4 @@ class ElementwiseToGpu(AccelPass):
 def lower_elementwise(module: ir.Module, arch: str = "") -> list[ElementwiseKernel]:
     """Lower every accel.elementwise in `module` (each targeting `arch`, when given);
     returns their kernels in program order."""
-    ops = [ElementwiseOp(op) for op in collect_ops(module, ElementwiseOp.OP_NAME)]
-    kernels = []
-    for op in ops:   # every diagnostic before any rewrite
-        op.verify()
-        if arch and op.arch != arch:
-            raise AccelError(f"'{op.OP_NAME}' targets {op.arch} but the pipeline targets "
-                             f"{arch}", op.location)
-        kernels.append(ElementwiseKernel.of(op))
-    append_kernel_modules(module, kernels)
-    for op, kernel in zip(ops, kernels):
-        with ir.InsertionPoint(op.op), op.location:
-            index = ir.IndexType.get()
-            grid = [arith.ConstantOp(index, v).result for v in kernel.grid]
-            block = [arith.ConstantOp(index, v).result for v in (kernel.block_size, 1, 1)]
-            gpu.LaunchFuncOp([kernel.symbol, kernel.symbol], grid, block,
-                             kernel_operands=op.inputs + [op.out])
-        op.op.erase()
-    if ops:
-        module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
-    return kernels
+    return lower_to_launches(module, ElementwiseOp, ElementwiseKernel.of, lambda op: op.inputs + [op.out], arch)
