@@ -97,10 +97,6 @@ class CopyOp(OpView):
         return cls(op)
 
     @property
-    def location(self):
-        return self.op.location
-
-    @property
     def inp(self) -> ir.Value:
         return self.op.operands[0]
 

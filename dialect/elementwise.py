@@ -73,10 +73,6 @@ class ElementwiseOp(OpView):
         return cls(op)
 
     @property
-    def location(self):
-        return self.op.location
-
-    @property
     def inputs(self) -> list[ir.Value]:
         return list(self.op.operands)[:-1]
 

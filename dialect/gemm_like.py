@@ -25,10 +25,6 @@ class GemmLikeOp(OpView):
         return self.op.operands[1]
 
     @property
-    def location(self) -> ir.Location:
-        return self.op.location
-
-    @property
     def arch(self) -> str | None:
         return string_attr(self.op, "arch")
 

@@ -74,6 +74,10 @@ class OpView:
     def isa(cls, op) -> bool:
         return op.operation.name == cls.OP_NAME
 
+    @property
+    def location(self) -> ir.Location:
+        return self.op.location
+
 
 def append_kernel_modules(module: ir.Module, kernels) -> None:
     """Append the gpu.module of each kernel (a `.symbol` and its `.module_text()`) that
