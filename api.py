@@ -346,13 +346,8 @@ def reduction_metadata(kernel: ReductionKernel, code_object: bytes) -> dict:
     args += [{**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind}
              for x in kernel.extras]
     return {
-        "symbol": kernel.symbol,
-        "code_object": f"{kernel.symbol}.hsaco",
-        "op": "split_k_reduce",
-        "grid": list(kernel.grid),
-        "block": [kernel.block_size, 1, 1],
-        "lds_bytes": 0,
-        "vgprs": note_count(code_object, ".vgpr_count"),
+        **_entry(kernel.symbol, "split_k_reduce", kernel.grid, (kernel.block_size, 1, 1), 0,
+                 code_object),
         "split_k": kernel.slices,
         "accumulate": kernel.accumulate,
         "epilogue": kernel.epilogue,
@@ -375,13 +370,8 @@ def pack_metadata(kernel: PackKernel, code_object: bytes) -> dict:
     packed = (kernel.packed, "accel")
     src, dst = (plain, packed) if kernel.pack else (packed, plain)
     return {
-        "symbol": kernel.symbol,
-        "code_object": f"{kernel.symbol}.hsaco",
-        "op": "pack" if kernel.pack else "unpack",
-        "grid": [kernel.grid, 1, 1],
-        "block": [PACK_BLOCK, 1, 1],
-        "lds_bytes": 0,
-        "vgprs": note_count(code_object, ".vgpr_count"),
+        **_entry(kernel.symbol, "pack" if kernel.pack else "unpack", (kernel.grid, 1, 1),
+                 (PACK_BLOCK, 1, 1), 0, code_object),
         "args": [_arg("src", kernel.element, *src), _arg("dst", kernel.element, *dst)],
     }
 
@@ -394,13 +384,8 @@ def elementwise_metadata(kernel: ElementwiseKernel, code_object: bytes) -> dict:
              **({"packing": p} if p else {})} for x, p in zip(kernel.inputs, kernel.packing)]
     args.append(_arg("out", kernel.out_type, kernel.out_shape, "row"))
     return {
-        "symbol": kernel.symbol,
-        "code_object": f"{kernel.symbol}.hsaco",
-        "op": "elementwise" if kernel.reduce == "none" else "reduce",
-        "grid": list(kernel.grid),
-        "block": [kernel.block_size, 1, 1],
-        "lds_bytes": 0,
-        "vgprs": note_count(code_object, ".vgpr_count"),
+        **_entry(kernel.symbol, "elementwise" if kernel.reduce == "none" else "reduce",
+                 kernel.grid, (kernel.block_size, 1, 1), 0, code_object),
         "shape": {"g": kernel.g, "m": kernel.m, "n": kernel.n},
         "program": kernel.program,
         **({"reduce": kernel.reduce} if kernel.reduce != "none" else {}),
@@ -413,19 +398,21 @@ def copy_metadata(kernel: CopyKernel, code_object: bytes) -> dict:
     """An accel.copy kernel's entry (codegen/copy.py): its input and its output, each a
     row-major buffer, and the index maps the copy reads and writes them through."""
     return {
-        "symbol": kernel.symbol,
-        "code_object": f"{kernel.symbol}.hsaco",
-        "op": "copy",
-        "grid": list(kernel.grid),
-        "block": [kernel.block_size, 1, 1],
-        "lds_bytes": 0,
-        "vgprs": note_count(code_object, ".vgpr_count"),
+        **_entry(kernel.symbol, "copy", kernel.grid, (kernel.block_size, 1, 1), 0,
+                 code_object),
         "shape": list(kernel.shape),
         "input_map": kernel.input_map,
         "output_map": kernel.output_map,
         "args": [_arg("in", kernel.elem, kernel.in_shape, "row"),
                  _arg("out", kernel.elem, kernel.out_shape, "row")],
     }
+
+
+def _entry(symbol: str, op: str, grid, block, lds_bytes: int, code_object: bytes) -> dict:
+    """The keys every kernel's entry starts with, in the contract's order."""
+    return {"symbol": symbol, "code_object": f"{symbol}.hsaco", "op": op, "grid": list(grid),
+            "block": list(block), "lds_bytes": lds_bytes,
+            "vgprs": note_count(code_object, ".vgpr_count")}
 
 
 def _arg(name: str, dtype: str, shape, layout: str) -> dict:
@@ -605,13 +592,8 @@ def grouped_metadata(kernel: GroupedGemmKernel, code_object: bytes) -> dict:
 def tile_list_metadata(kernel: TileListKernel, code_object: bytes) -> dict:
     """The compact mode's prep kernel: seq_offsets in, the tile list out."""
     return {
-        "symbol": kernel.symbol,
-        "code_object": f"{kernel.symbol}.hsaco",
-        "op": "grouped_tile_list",
-        "grid": list(kernel.grid),
-        "block": [kernel.block_size, 1, 1],
-        "lds_bytes": kernel.lds_bytes,
-        "vgprs": note_count(code_object, ".vgpr_count"),
+        **_entry(kernel.symbol, "grouped_tile_list", kernel.grid, (kernel.block_size, 1, 1),
+                 kernel.lds_bytes, code_object),
         "args": [_arg("seq_offsets", "i32", (kernel.groups + 1,), "row"),
                  _tile_map_arg(kernel)],
     }
