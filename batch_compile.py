@@ -67,10 +67,13 @@ def _compile(unit: Unit, assembly: bool) -> CompileResult:
     with shared_context():
         module = ir.Module.parse(text)
         if not collect_ops(module, GemmOp.OP_NAME):
-            # A grouped gemm's, an elementwise op's or a copy's unit: its kernels are named
-            # by their content (shape, types, program, maps), so two units never share a
-            # symbol.
-            assert not unit.variant, unit
+            # A grouped gemm's, an elementwise op's or a copy's unit: compile_module's
+            # kernels, named by their content (shape, types, program, maps).
+            if unit.variant:
+                # Only a grouped gemm's kernel is named by its shape alone.
+                raise AccelError("two accel.grouped_gemm of one shape and different perf "
+                                 "configs are not compiled in one batch (compile the module "
+                                 "with accel.compile_module)")
             return compile_module(module, unit.arch, assembly)
         _, arch = compiled_gemms(module, unit.arch)
         pipeline = KernelPipeline(arch=arch)

@@ -168,6 +168,23 @@ def test_module_batch_takes_elementwise_copy_and_grouped_ops_as_units():
     assert [k.metadata.get("op") for k in whole.kernels][0] == "elementwise"
 
 
+def test_two_grouped_gemms_of_one_shape_and_two_configs_are_one_line_failure():
+    # A grouped gemm's kernel is named by its shape alone, so the batch cannot name the
+    # second apart: the unit fails with a one-line message, the first compiles.
+    t = "memref<60x96xbf16>, memref<96x96xbf16>, memref<4xi32>, memref<60x32xbf16>"
+    op = ('"accel.grouped_gemm"(%a, %b, %s, %c) {{arch = "gfx942", max_seq_len = 20 : i64'
+          '{}}} : ({}) -> ()\n')
+    text = ("func.func @f(%a: memref<60x96xbf16>, %b: memref<96x96xbf16>, %s: memref<4xi32>, "
+            "%c: memref<60x32xbf16>) {\n" + op.format("", t)
+            + op.format(', perf_config = "v4:32,32,8,16,16,16,8,1,1,2,0,0,1,1"', t)
+            + "return\n}\n")
+    result = compile_module_batch(text, filename="g.mlir")
+    (failure,) = result.failures
+    assert failure.index == 1 and failure.location == ("g.mlir", 3, 1)
+    assert "not compiled in one batch" in failure.render() and "\n" not in failure.render()
+    assert result.entries[0] is not None
+
+
 def test_module_batch_names_one_shape_with_two_configs_as_the_pass_does():
     t = ("memref<1x40x32xf16>", "memref<1x32x48xf16>", "memref<1x40x48xf32>")
     gemm = ('"accel.gemm"(%a, %b, %c) {{arch = "gfx942", perf_config = "{}"}} : '
