@@ -212,6 +212,11 @@ class Emitter:
         return parts[0]
 
 
+def memref_text(shape, elem: str) -> str:
+    """The MLIR text of a memref type of `shape` and element type `elem`."""
+    return f"memref<{'x'.join(map(str, shape))}x{elem}>"
+
+
 def kernel_module_text(symbol: str, args: list[str], body: str, block_size: int,
                        grid: tuple[int, int, int], workgroup: list[str] = (),
                        waves_per_eu: int = 0) -> str:

@@ -15,7 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from math import prod
 
-from accel.codegen.builder import Emitter, kernel_module_text
+from accel.codegen.builder import Emitter, kernel_module_text, memref_text
 from accel.diagnostics import AccelError
 from accel.dialect.copy import CopyOp, Expr
 from accel.dialect.element_types import ELEMENT_BYTES
@@ -26,10 +26,6 @@ BLOCK = 256
 # Raw buffer offsets are 32-bit; a dropped access addresses one first-dimension slab past
 # the end, at most twice a buffer's bytes.
 MAX_BYTES = 2 ** 31
-
-
-def _memref_type(shape, elem: str) -> str:
-    return f"memref<{'x'.join(map(str, shape))}x{elem}>"
 
 
 @dataclass(frozen=True)
@@ -75,11 +71,11 @@ class CopyKernel:
 
     @property
     def in_memref_type(self) -> str:
-        return _memref_type(self.in_shape, self.elem)
+        return memref_text(self.in_shape, self.elem)
 
     @property
     def out_memref_type(self) -> str:
-        return _memref_type(self.out_shape, self.elem)
+        return memref_text(self.out_shape, self.elem)
 
     def module_text(self) -> str:
         em = Emitter()

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, replace
 
-from accel.codegen.builder import Emitter, kernel_module_text
+from accel.codegen.builder import Emitter, kernel_module_text, memref_text
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import vector_type
 from accel.codegen.loops import counted_loop
@@ -123,7 +123,7 @@ class ElementwiseKernel:
 
     @property
     def out_memref_type(self) -> str:
-        return f"memref<{'x'.join(map(str, self.out_shape))}x{self.out_type}>"
+        return memref_text(self.out_shape, self.out_type)
 
     @property
     def lanes_n(self) -> int:

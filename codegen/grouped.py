@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from accel.codegen.builder import Emitter, kernel_module_text
+from accel.codegen.builder import Emitter, kernel_module_text, memref_text
 from accel.codegen.epilogue import Extra
 from accel.codegen.global_copy import OperandCopy
 from accel.codegen.kernel import GemmKernel
@@ -148,7 +148,7 @@ def _build(op: GroupedGemmOp, plan: KernelPlan) -> GroupedGemmKernel:
     b_shape, b_layout = ((g, n, k), "transposed") if op.b_layout == "stacked" else ((g, k, n), "row")
 
     def operand(name, shape, layout, d_extent, d_per_block, op_plan) -> OperandCopy:
-        memref_type = f"memref<{'x'.join(map(str, shape))}x{in_type}>"
+        memref_type = memref_text(shape, in_type)
         return OperandCopy(name=name, layout=layout, memref=f"%{name}", memref_type=memref_type,
                            shape=shape, elem=in_type, d_extent=d_extent, k_extent=k,
                            d_per_block=d_per_block, kpack_per_block=config.kpack_per_block,

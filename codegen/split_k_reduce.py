@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel.codegen.builder import Emitter, kernel_module_text
+from accel.codegen.builder import Emitter, kernel_module_text, memref_text
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import vector_type
 from accel.codegen.loops import counted_loop
@@ -67,7 +67,7 @@ class ReductionKernel:
 
     @property
     def workspace_type(self) -> str:
-        return f"memref<{'x'.join(map(str, self.workspace_shape))}x{self.acc_type}>"
+        return memref_text(self.workspace_shape, self.acc_type)
 
     @property
     def lanes_n(self) -> int:

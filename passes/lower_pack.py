@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel.bindings import arith, gpu, ir
+from accel.codegen.builder import memref_text
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES, FP8_FORMATS
 from accel.dialect.ir_helpers import append_kernel_modules, collect_ops, memref_info
@@ -98,7 +99,7 @@ class PackKernel:
         return -(-self.threads // BLOCK)
 
     def _type(self, shape) -> str:
-        return f"memref<{'x'.join(map(str, shape))}x{self.element}>"
+        return memref_text(shape, self.element)
 
     def module_text(self) -> str:
         src, dst = (self.plain, self.packed) if self.pack else (self.packed, self.plain)
