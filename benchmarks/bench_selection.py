@@ -2,6 +2,7 @@
 
     python benchmarks/bench_selection.py [--table PATH] [--arch gfx942] [--list]
     python benchmarks/bench_selection.py --misses [--arch gfx942]
+    python benchmarks/bench_selection.py --bias [--arch gfx942]
     python benchmarks/bench_selection.py --timing [--repeat 5]
 
 Origami's table (shared/data/origami_tiles.csv, see its README) gives a predicted time for
@@ -88,6 +89,16 @@ rates then bound by the MMAs instead): fit 21-25, held-out 6-10, the one setting
 24 (0.85 at the calibrated 840) no better held-out. The MFMA size is no term of origami's table: its 3477 gfx942 tiles rated with
 both 16x16x16 and 32x32x8 have the same time under each.
 
+`--bias` compares every tile, not only the chosen one (in the table's layout, origami's
+split-K tiles left out): the model's estimate over origami's time, normalised per GEMM,
+by tile feature. On RDNA the model rates compute-bound tiles 0.48-0.60 of origami's
+time and 8-16-wave tiles 0.70-0.71: half, as a workgroup has one CU's MMAs in origami
+and a WGP's in accel's code objects; on gfx942 it rates small tiles cheaper and large
+ones dearer than origami (tile area 256: 0.57, 16384: 1.21; one resident: 1.21, four:
+0.72, as origami's main loop gets nothing from a second resident workgroup) and 128-deep
+k-tiles at 0.79, where a k-step is bound by the load latency (1200 clocks with one
+k-tile loaded ahead) more than by its bytes.
+
 `--timing` prints instead the milliseconds selection takes per shape.
 """
 
@@ -96,6 +107,8 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import math
+import statistics
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -324,6 +337,56 @@ def miss_cause(table, gemm: tuple, tile: tuple, best_tile: tuple, sel) -> str:
     return "model"
 
 
+# What `bias` groups the tiles by: (heading, the group of a (config, breakdown) pair).
+BIAS_FEATURES = (
+    ("kPerBlock", lambda c, b: c.k_per_block),
+    ("tile area", lambda c, b: c.m_per_block * c.n_per_block),
+    ("waves", lambda c, b: c.num_waves),
+    ("bound", lambda c, b: b["bound"]),
+    ("resident", lambda c, b: min(b["resident"], 4)),
+    ("rounds", lambda c, b: min(b["rounds"], 5)),
+    ("fill < 50%", lambda c, b: b["fill"] < 0.5),
+    ("pipeline depth", lambda c, b: b["pipeline_depth"]),
+)
+
+
+def bias(table, arch_filter=None) -> None:
+    """Where the cost model and origami disagree across all tiles, not only the chosen
+    one: per chip, each tile's estimate over origami's time, divided by that ratio's
+    median over its GEMM's tiles (so only the ranking counts), as a geometric mean per
+    group of tiles. The GEMMs (M >= 32) are read in the table's layout (as `layout 1k`:
+    accel's tiles for G, N, M, K, mirrored) so the 128-byte rounding of origami's A does
+    not show; tiles origami rates beyond peak (its split K) are left out. A group above
+    1 is one the model rates slower than origami does."""
+    gemms = sorted(table)
+    ratios: dict[str, list] = defaultdict(list)   # arch -> [(config, breakdown, log ratio)]
+    for gemm in gemms:
+        arch_name, in_type, g, m, n, k = gemm
+        if m < 32 or (arch_filter and arch_name != arch_filter):
+            continue
+        sel = select(get_arch(arch_name), in_type, in_type, GemmShape(g, n, m, k))
+        first: dict[tuple, object] = {}
+        for c in sel.ranked:
+            tm, tn, tk, mi = _table_key(arch_name, c.config)
+            first.setdefault((tn, tm, tk, mi), c)
+        tiles = table[gemm]
+        pairs = [(first[t], math.log(first[t].score / us)) for t, us in tiles.items()
+                 if t in first and not beyond_peak(gemm, t, tiles)]
+        if not pairs:
+            continue
+        middle = statistics.median(r for _, r in pairs)
+        ratios[arch_name].extend((c.config, c.breakdown, r - middle) for c, r in pairs)
+    for arch_name, rows in sorted(ratios.items()):
+        print(f"{arch_name}: model / origami, per GEMM's median, over {len(rows)} tiles")
+        for heading, group in BIAS_FEATURES:
+            by: dict = defaultdict(list)
+            for config, breakdown, r in rows:
+                by[group(config, breakdown)].append(r)
+            print(f"  {heading:<15} " + "  ".join(
+                f"{key}: {math.exp(statistics.fmean(v)):.2f} ({len(v)})"
+                for key, v in sorted(by.items(), key=lambda kv: (isinstance(kv[0], str), kv[0]))))
+
+
 def _table_key(arch_name: str, c) -> tuple:
     """The table's key of config `c`'s tile: the MFMA size counts on gfx942 only."""
     return (c.m_per_block, c.n_per_block, c.k_per_block,
@@ -399,6 +462,8 @@ def main() -> None:
     ap.add_argument("--list", action="store_true", help="one line per GEMM")
     ap.add_argument("--misses", action="store_true",
                     help="explain each GEMM off by more than 5%% with the model's terms")
+    ap.add_argument("--bias", action="store_true",
+                    help="the model's estimate over origami's time, by tile feature")
     ap.add_argument("--timing", action="store_true", help="selection time per shape instead")
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
@@ -406,6 +471,8 @@ def main() -> None:
         timing(args.repeat)
     elif args.misses:
         misses(load_table(args.table), args.arch)
+    elif args.bias:
+        bias(load_table(args.table), args.arch)
     else:
         agreement(load_table(args.table), args.arch, args.list)
 
