@@ -92,7 +92,7 @@ both 16x16x16 and 32x32x8 have the same time under each.
 `--bias` compares every tile, not only the chosen one (in the table's layout, origami's
 split-K tiles left out): the model's estimate over origami's time, normalised per GEMM,
 by tile feature. On RDNA the model rates compute-bound tiles 0.48-0.60 of origami's
-time and 8-16-wave tiles 0.70-0.71: half, as a workgroup has one CU's MMAs in origami
+time and 16-wave tiles 0.70-0.71: half, as a workgroup has one CU's MMAs in origami
 and a WGP's in accel's code objects; on gfx942 it rates small tiles cheaper and large
 ones dearer than origami (tile area 256: 0.57, 16384: 1.21; one resident: 1.21, four:
 0.72, as origami's main loop gets nothing from a second resident workgroup) and 128-deep
