@@ -2,10 +2,12 @@
 
 Workgroups are dispatched to "units": a CU on CDNA3; on RDNA a workgroup processor
 (WGP, two CUs sharing LDS): accel's code objects run in WGP mode
-(`.workgroup_processor_mode 1`), where one workgroup's waves spread over the WGP's
-four SIMDs. Seed 000's W7900 measurement agrees: 128x128x32 ran 1.26x faster than
-64x64x64 on 1536x1536x1024, i.e. 144 against 576 workgroups, 3 against 12 rounds on 48
-WGPs (the model: 1.32x) but 1.5 against 6 on 96 CUs (a CU model: 0.9-1.07x).
+(`.workgroup_processor_mode 1`), where the RDNA ISA distributes a workgroup's waves
+over all four SIMD32s of the WGP (and both CUs' memory paths), against two in CU mode.
+Seed 000's W7900 measurements do not decide between the two countings any more: with
+a CU as the unit (cus_per_unit 1) the model still puts 128x128x32 1.30x ahead of
+64x64x64 on 1536x1536x1024 (measured 1.26x; WGP counting: 1.32x), 1.27x on
+333x4096x1024 (measured 1.19x; WGP: 1.32x), and the three measured rates within 5%.
 
 The model, in clock cycles of the busiest unit:
 
@@ -236,8 +238,10 @@ class ConfigTerms:
 
 
 def config_terms(arch: ArchInfo, in_type: str, config: PerfConfig, instr: MmaInstr,
-                 lds: int, regs: int) -> ConfigTerms:
-    p = params_for(arch)
+                 lds: int, regs: int, params: CostParams | None = None) -> ConfigTerms:
+    """`params`: the chip's constants (default: COST_PARAMS'); benchmarks pass variants
+    (bench_selection.py scores origami's CU counting on RDNA with cus_per_unit 1)."""
+    p = params or params_for(arch)
     mpb, npb, kpb = config.m_per_block, config.n_per_block, config.k_per_block
     eb = ELEMENT_BYTES[in_type]
     reads = lds_read_duplication(arch, instr) * (config.waves_n * mpb + config.waves_m * npb)

@@ -373,3 +373,22 @@ def test_resident_tiles_fill_each_others_barriers():
     added = (pair["unit_us"] - lone["unit_us"]) * scale
     assert added < steps * (mma - 0.9 * p.sync_clocks), (added, steps, mma)
     assert pair["step_clocks"]["compute"] >= pair["step_clocks"]["chain"]
+
+
+def test_config_terms_take_a_variant_of_the_chips_constants():
+    # bench_selection.py scores origami's CU counting on RDNA with cus_per_unit 1: a
+    # unit is then one CU, with half a WGP's MMA rate, SIMDs and LDS, twice as many.
+    import dataclasses
+    from accel.tuning.cost_model import config_terms, estimate_parts
+    arch = get_arch("gfx1100")
+    prep = next(p for p in _ladder(arch, "f16", "f16", None, None, 1)[0]
+                if (p.config.m_per_block, p.config.n_per_block, p.config.num_waves) == (128, 128, 8))
+    per_cu = dataclasses.replace(params_for(arch), cus_per_unit=1)
+    wgp = config_terms(arch, "f16", prep.config, prep.instr, prep.lds, prep.regs)
+    cu = config_terms(arch, "f16", prep.config, prep.instr, prep.lds, prep.regs, per_cu)
+    assert (wgp.units, cu.units) == (48, 96)
+    assert (wgp.mma_rate, wgp.simds) == (2 * cu.mma_rate, 2 * cu.simds)
+    assert wgp == prep.terms
+    # 144 tiles: 3 per WGP, 2 on the busiest CU, whose unit finishes at another time.
+    launch = geometry(arch, GemmShape(1, 1536, 1536, 1024), prep.config)
+    assert estimate_parts(cu, "f16", launch)[1] != estimate_parts(wgp, "f16", launch)[1]
