@@ -631,8 +631,9 @@ def _order(ranges, real, pinned, residue, rules, limit, spare, budget):
             return False
         banked = [i for i in pending if i in residue]
         if banked:
-            # On this bank, first what leaves it there (the longest-lived kept low
-            # first); then what moves to a bank some range still waits for.
+            # On this bank, first the ranges that leave it there (those e32 halves keep
+            # low first); then the others, first those that move to a bank some range
+            # still waits for.
             wanted = 0
             for i in banked:
                 wanted |= domain[i]
@@ -664,7 +665,7 @@ def _order(ranges, real, pinned, residue, rules, limit, spare, budget):
 
     if not solve(cur, spare):
         return None
-    new = list(range(len(ranges) and sum(ranges[-1])))
+    new = list(range(sum(ranges[-1])))
     for i, p in start.items():
         first, length = ranges[i]
         new[first:first + length] = range(p, p + length)
