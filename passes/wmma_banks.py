@@ -25,23 +25,28 @@ Then each v_wmma atom gets a bank residue (a DSATUR search over the pairwise rul
 the atoms a start register (first fit over each register's live points, in the orders
 of STRATEGIES, then seeded restarts, until one layout keeps the kernel's waves per
 SIMD and adds no v_wmma D->A/B hazard: the VGPRs its
-descriptor allocates, in LLVM's granule of 24, VGPR_GRANULE). The instruction stream is
-LLVM's, unchanged: the same instructions, waits and schedule, only other register
-numbers, so no main-loop instruction or spill is added; the VGPR count may
-grow within the occupancy it has (the metadata says the new count).
+descriptor allocates, in LLVM's granule of 24, VGPR_GRANULE). Where none does, the last
+resort (`_reordered`) keeps LLVM's packing and moves its registers instead: the ranges
+of registers no operand straddles, each whole, in another order, with the ranges no
+v_wmma reads laid between the others to shift their banks. The instruction stream is
+LLVM's: the same instructions, waits and schedule, only other register numbers (and,
+in the last resort, the VOP3 form LLVM prints for a 16-bit half it lifts above v127,
+WIDENED_E32), so no main-loop instruction or spill is added; the VGPR count may grow
+within the occupancy it has (the metadata says the new count).
 
 Assembling: the text becomes a gpu.module's `llvm.module_asm` and goes through
 gpu-module-to-binary, whose assembler and linker are the ones LLVM's own objects go
 through. LLVM appends the (empty) metadata note of that function-less module after the
 kernel's; it is cut off (`_drop_empty_metadata_note`), leaving one metadata note.
 
-Limit, measured (benchmarks/bench_wmma_banks.py): all 84 kernels selection picks for
-its shapes have every v_wmma on three banks, and 2062 of the 2068 rungs of the
-perf-config ladder (`--ladder`, 2048^3: 2058 through STRATEGIES, four more, like one
-selected kernel, only through the seeded restarts, RESTARTS). The six left, gfx1100 f16
-and bf16 rungs of four configs whose operands are all 8 VGPRs and whose allocation LLVM
-left within 7 VGPRs of the occupancy's limit, have no layout found within that; they
-are left as allocated, their assembly's first line saying why.
+Measured (benchmarks/bench_wmma_banks.py): all 84 kernels selection picks for its
+shapes have every v_wmma on three banks, and all 2068 rungs of the perf-config ladder
+(`--ladder`, 2048^3: 2058 through STRATEGIES, four more, like one selected kernel, only
+through the seeded restarts, RESTARTS, and six through the last resort: gfx1100 f16
+64x256x2, 128x128x2, 256x64x2, 256x256x4 and bf16 64x256x2, 256x64x2, whose operands
+are all 8 VGPRs and whose allocation LLVM left within 7 VGPRs of the occupancy's
+limit). A kernel no layout places is left as allocated, its assembly's first line
+saying why.
 
 Switching off: `ENABLED = False` restores plain gpu-module-to-binary; it is off on
 arches without WMMA, and a kernel whose WMMAs already sit on three banks (a future
@@ -231,7 +236,8 @@ STRATEGIES = (("links", "wmma by bank"), ("links", "all by bank"), ("size", "all
 # at the 49th restart (its best of STRATEGIES needed 257 VGPRs, 256 exist), the gfx1100
 # ladder rungs f16 64x128x16 at the 259th, bf16 64x128x16, 128x128x2 and 256x256x4 at
 # the 40th, 187th and 3rd; the other six none within 1500 (their peak pressure 0 to 7
-# VGPRs under the budget). 400 restarts cost the six 0.1 to 0.3 s of CPU each.
+# VGPRs under the budget; `_reordered` lays them out). 400 restarts cost the six 0.1 to
+# 0.3 s of CPU each.
 RESTARTS = 400
 RESTART_JITTER = 40
 RESTART_SEED = 0
@@ -518,16 +524,19 @@ def _reordered(kernel: Kernel, values: Values, pairs, wmma_atoms: set[int],
     """[LLVM's register -> its new one] and the VGPRs used, or None: LLVM's register
     ranges (`_ranges`) laid out again in another order, each whole.
 
-    Why: where LLVM's allocation fills the occupancy's VGPRs (all of them at one point
-    of gfx1100 f16 64x256x2's loop: 144 of 144), a layout of values finds no room to
-    put the fragments a register holds in turn on other banks; LLVM's own packing,
-    kept, has that room. A range's registers keep their order and the values in them,
-    so the renaming is one to one and every live range stays as LLVM allocated it; what
-    moves a range's bank is the ranges before it. So: a bank for each range with a
-    v_wmma operand (`_residues` over the ranges), then the ranges one after another from
-    the lowest register, those on the bank reached there first, and the others (and the
-    registers nothing uses) laid between them to reach the next bank; the VOPD rules of
-    those checked as they are placed."""
+    Why: where LLVM's allocation fills the occupancy's VGPRs (all 144 at one point of
+    gfx1100 f16 64x256x2's loop), the first-fit layouts of values found none in 1500
+    restarts on six ladder rungs; LLVM's own packing, kept, fits by construction, and
+    the order of its ranges alone decides their banks. A range's registers keep their
+    order and the values in them, so the renaming is one to one and every live range
+    stays as LLVM allocated it; what moves a range's bank is the ranges before it. So:
+    a bank for each range with a v_wmma operand (`_residues` over the ranges), then the
+    ranges one after another from the lowest register, those on the bank reached there
+    first, and the others (and the registers nothing uses) laid between them to reach
+    the next bank; the VOPD rules of those checked as they are placed. The halves of
+    WIDENED_E32 may go above v127 (128x128x2's 16 accumulators, 128 VGPRs beside v0,
+    hold them: below v128 they would all share one bank), the other e32 halves stay
+    below."""
     atoms = values.atoms
     used = bytearray(MAX_VGPRS)
     for ins in kernel.instrs:

@@ -402,6 +402,37 @@ def test_the_restarts_lay_out_what_the_strategies_leave(monkeypatch):
     assert a.code_object == b.code_object and a.assembly == b.assembly
 
 
+def test_the_last_resort_lays_out_what_no_value_layout_does(monkeypatch):
+    """gfx1100 f16 64x256x2 (144 of its 144 VGPRs in use at one point of the loop): the
+    value layouts and their restarts leave it as allocated; LLVM's register ranges
+    reordered put it on three banks with LLVM's VGPR count, the same twice over."""
+    def compile_it():
+        (k,) = compile_gemm("gfx1100", m=2048, n=2048, k=2048, in_type="f16",
+                            perf_config=LADDER_REORDERED[0][1]).kernels
+        return k
+
+    monkeypatch.setattr(wmma_banks, "_reordered", lambda *args: None)
+    left = compile_it()
+    assert "left as allocated (no layout on three banks within 144 VGPRs" in \
+        left.assembly.split("\n", 1)[0]
+    monkeypatch.undo()
+    a, b = compile_it(), compile_it()
+    assert "LLVM's VGPR ranges reordered" in a.assembly.split("\n", 1)[0]
+    assert all(len(set(x)) == 3 for x in banks(a.assembly))
+    assert a.metadata["vgprs"] == left.metadata["vgprs"] == 144
+    assert a.code_object == b.code_object and a.assembly == b.assembly
+
+
+def test_ranges_are_what_no_operand_straddles():
+    kernel = vgpr_values.Kernel(kernel_text(
+        "\tv_mov_b32_e32 v1, 1\n"
+        "\tv_lshlrev_b64 v[2:3], 1, v[4:5]\n"
+        "\tglobal_store_b64 v1, v[3:4], s[0:1]\n"
+        "\tv_mov_b32_e32 v7, v6\n"
+        "\ts_endpgm\n"))
+    assert wmma_banks._ranges(kernel, 9) == [(0, 1), (1, 1), (2, 4), (6, 1), (7, 1), (8, 1)]
+
+
 def test_switched_off_is_plain_serialization(monkeypatch):
     arch, in_type, config, tb = CASES[2]
     monkeypatch.setattr(wmma_banks, "ENABLED", False)
