@@ -224,7 +224,8 @@ def main() -> None:
           f"VGPR banks (as LLVM allocated: {total[False, 'good']}); main-loop instructions "
           f"{total[False, 'loop']} -> {total[True, 'loop']}; waves per SIMD changed in "
           f"{total['waves changed']}")
-    print("\n".join(misses))
+    if misses:
+        print("\n".join(misses))
 
 
 if __name__ == "__main__":
