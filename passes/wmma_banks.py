@@ -742,13 +742,13 @@ def renumber(asm: str) -> str:
         return f"{NOTE_PREFIX}{total} of {total} v_wmma on three VGPR banks as allocated\n" + asm
     try:
         kernel = Kernel(asm)
-        new_reg, ranges, used = _plan(kernel)
+        new_reg, reordered, used = _plan(kernel)
         out = _rewrite(kernel, new_reg, used)
     except Refused as why:
         return (f"{NOTE_PREFIX}left as allocated ({why}): {total - colliding} of {total} "
                 f"v_wmma on three VGPR banks\n" + asm)
     left, _ = wmma_bank_collisions(out)
-    how = "LLVM's VGPR ranges reordered" if ranges else "VGPRs renumbered"
+    how = "LLVM's VGPR ranges reordered" if reordered else "VGPRs renumbered"
     return (f"{NOTE_PREFIX}{total - left} of {total} v_wmma on three VGPR banks "
             f"(as allocated: {total - colliding}), {how}\n" + out)
 

@@ -2,8 +2,9 @@
 
 The kernels are LLVM's with other VGPR numbers: each test compares the renumbered
 assembly with LLVM's own (gpu-module-to-binary{format=isa} alone), by code that shares
-nothing with the pass: the same instructions, and every VGPR read sees the values its
-read in LLVM's text sees (a reaching-definitions analysis of both, below).
+nothing with the pass: the same instructions (an _e32 may become the _e64 LLVM prints
+for a 16-bit half above v127), and every VGPR read sees the values its read in LLVM's
+text sees (a reaching-definitions analysis of both, below).
 """
 
 from __future__ import annotations
