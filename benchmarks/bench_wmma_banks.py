@@ -23,8 +23,12 @@ pass (best of N) as a share of the compile without it.
 `--ladder`: instead, every candidate of the perf-config ladder (tuning/selection.py
 `_ladder`: each tile, wave split and kpack the rules accept; 2068 on the two chips and
 three types) compiled for 2048x2048x2048 through accel-wmma-banks; per arch and type, the
-rungs compiled and how many have every v_wmma on three banks, then each one that does
-not, with its assembly's first line. `--every N` compiles every Nth rung (from `--offset`).
+rungs compiled, how many have every v_wmma on three banks and how many of those only the
+pass's last resort lays out (LLVM's register ranges reordered), then each rung that is
+not on three banks, with its assembly's first line, and each one the last resort laid
+out, compiled again as LLVM allocated it: VGPRs, waves per SIMD, main-loop
+instructions and VOP3 (_e64) 16-bit half instructions, before -> after. `--every N`
+compiles every Nth rung (from `--offset`).
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ SHAPES = ((1, 4096, 4096, 4096), (1, 128, 1280, 5120), (1, 1, 11008, 4096), (1, 
           (4, 256, 256, 256), (1, 32, 4096, 4096), (1, 4096, 32, 4096), (1, 333, 777, 111),
           (16, 64, 64, 64), (1, 8192, 1024, 512))
 _LABEL = re.compile(r"^(\.LBB\w+):", re.M)
+_E64_HALF = re.compile(r"^\tv_\w+_e64 v\d+\.[lh]", re.M)
+REORDERED = "LLVM's VGPR ranges reordered"
 
 
 def main_loop_instructions(asm: str) -> int:
@@ -122,8 +128,8 @@ def latency(repeat: int) -> None:
 
 
 def ladder(every: int, offset: int) -> None:
-    misses, total = [], Counter()
-    print(f"{'':13} {'rungs':>6} {'on three banks':>15}  seconds")
+    misses, reordered, total = [], [], Counter()
+    print(f"{'':13} {'rungs':>6} {'on three banks':>15} {'ranges reordered':>17}  seconds")
     for arch in ("gfx1100", "gfx1201"):
         for in_type in ("f16", "bf16", "i8"):
             good, _ = _ladder(get_arch(arch), in_type, in_type, None, None, 1)
@@ -137,11 +143,29 @@ def ladder(every: int, offset: int) -> None:
                 if colliding or not wmmas:
                     misses.append(f"  {arch} {in_type} {config}: {colliding} of {wmmas} collide | "
                                   f"{kern.assembly.splitlines()[0]}")
+                if REORDERED in kern.assembly.split("\n", 1)[0]:
+                    row["reordered"] += 1
+                    reordered.append((arch, in_type, config, kern))
             total.update(row, rungs=len(rungs))
-            print(f"{arch} {in_type:5} {len(rungs):6} {row['good']:15}  "
+            print(f"{arch} {in_type:5} {len(rungs):6} {row['good']:15} {row['reordered']:17}  "
                   f"{time.perf_counter() - start:.0f}", flush=True)
     print(f"all: {total['good']} of {total['rungs']} rungs with every v_wmma on three VGPR banks")
-    print("\n".join(misses))
+    if misses:
+        print("\n".join(misses))
+    if reordered:
+        print("\nthe rungs laid out by reordering LLVM's register ranges, as LLVM allocated "
+              "them -> after:")
+        print(f"{'':50} {'VGPRs':>9} {'waves':>7} {'main-loop instrs':>17} {'_e64 halves':>12}")
+    for arch, in_type, config, kern in reordered:
+        wmma_banks.ENABLED = False
+        (plain,) = compile_gemm(arch, m=2048, n=2048, k=2048, in_type=in_type,
+                                perf_config=config).kernels
+        wmma_banks.ENABLED = True
+        before, after = plain.assembly, kern.assembly
+        print(f"{arch} {in_type:5} {config:38} {plain.metadata['vgprs']:4}->"
+              f"{kern.metadata['vgprs']:<4} {waves(before):3}->{waves(after):<3} "
+              f"{main_loop_instructions(before):8}->{main_loop_instructions(after):<8} "
+              f"{len(_E64_HALF.findall(before)):5}->{len(_E64_HALF.findall(after)):<5}")
 
 
 def main() -> None:
@@ -200,7 +224,8 @@ def main() -> None:
           f"VGPR banks (as LLVM allocated: {total[False, 'good']}); main-loop instructions "
           f"{total[False, 'loop']} -> {total[True, 'loop']}; waves per SIMD changed in "
           f"{total['waves changed']}")
-    print("\n".join(misses))
+    if misses:
+        print("\n".join(misses))
 
 
 if __name__ == "__main__":

@@ -25,23 +25,28 @@ Then each v_wmma atom gets a bank residue (a DSATUR search over the pairwise rul
 the atoms a start register (first fit over each register's live points, in the orders
 of STRATEGIES, then seeded restarts, until one layout keeps the kernel's waves per
 SIMD and adds no v_wmma D->A/B hazard: the VGPRs its
-descriptor allocates, in LLVM's granule of 24, VGPR_GRANULE). The instruction stream is
-LLVM's, unchanged: the same instructions, waits and schedule, only other register
-numbers, so no main-loop instruction or spill is added; the VGPR count may
-grow within the occupancy it has (the metadata says the new count).
+descriptor allocates, in LLVM's granule of 24, VGPR_GRANULE). Where none does, the last
+resort (`_reordered`) keeps LLVM's packing and moves its registers instead: the ranges
+of registers no operand straddles, each whole, in another order, with the ranges no
+v_wmma reads laid between the others to shift their banks. The instruction stream is
+LLVM's: the same instructions, waits and schedule, only other register numbers (and,
+in the last resort, the VOP3 form LLVM prints for a 16-bit half it lifts above v127,
+WIDENED_E32), so no main-loop instruction or spill is added; the VGPR count may grow
+within the occupancy it has (the metadata says the new count).
 
 Assembling: the text becomes a gpu.module's `llvm.module_asm` and goes through
 gpu-module-to-binary, whose assembler and linker are the ones LLVM's own objects go
 through. LLVM appends the (empty) metadata note of that function-less module after the
 kernel's; it is cut off (`_drop_empty_metadata_note`), leaving one metadata note.
 
-Limit, measured (benchmarks/bench_wmma_banks.py): all 84 kernels selection picks for
-its shapes have every v_wmma on three banks, and 2062 of the 2068 rungs of the
-perf-config ladder (`--ladder`, 2048^3: 2058 through STRATEGIES, four more, like one
-selected kernel, only through the seeded restarts, RESTARTS). The six left, gfx1100 f16
-and bf16 rungs of four configs whose operands are all 8 VGPRs and whose allocation LLVM
-left within 7 VGPRs of the occupancy's limit, have no layout found within that; they
-are left as allocated, their assembly's first line saying why.
+Measured (benchmarks/bench_wmma_banks.py): all 84 kernels selection picks for its
+shapes have every v_wmma on three banks, and all 2068 rungs of the perf-config ladder
+(`--ladder`, 2048^3: 2058 through STRATEGIES, four more, like one selected kernel, only
+through the seeded restarts, RESTARTS, and six through the last resort: gfx1100 f16
+64x256x2, 128x128x2, 256x64x2, 256x256x4 and bf16 64x256x2, 256x64x2, whose operands
+are all 8 VGPRs and whose allocation LLVM left within 7 VGPRs of the occupancy's
+limit). A kernel no layout places is left as allocated, its assembly's first line
+saying why.
 
 Switching off: `ENABLED = False` restores plain gpu-module-to-binary; it is off on
 arches without WMMA, and a kernel whose WMMAs already sit on three banks (a future
@@ -68,6 +73,12 @@ ENABLED = True
 BANKS = 4
 # VOP1/VOP2 (_e32) encodings name a 16-bit VGPR half in 8 bits: v0.l .. v127.h.
 E32_HALF_LIMIT = 128
+# VOP1 instructions on 16-bit halves whose VOP3 (_e64) form, the one LLVM itself prints
+# for a half above v127, is the same operation on the same operands: where the last
+# resort (`_reordered`) puts such a half above v127, its _e32 becomes _e64 (4 bytes
+# more, outside the main loop). The only ones on halves in the kernels measured: f16
+# results (v_cvt_f16_f32, 64 to 128 a kernel), bf16 ones (v_mov_b16, 32).
+WIDENED_E32 = ("v_cvt_f16_f32_e32", "v_mov_b16_e32")
 # Residue searches give up after this many assignments (the largest kernels measured
 # need a few hundred; a bound keeps a pathological one from stalling a compile).
 SEARCH_LIMIT = 20000
@@ -225,7 +236,8 @@ STRATEGIES = (("links", "wmma by bank"), ("links", "all by bank"), ("size", "all
 # at the 49th restart (its best of STRATEGIES needed 257 VGPRs, 256 exist), the gfx1100
 # ladder rungs f16 64x128x16 at the 259th, bf16 64x128x16, 128x128x2 and 256x256x4 at
 # the 40th, 187th and 3rd; the other six none within 1500 (their peak pressure 0 to 7
-# VGPRs under the budget). 400 restarts cost the six 0.1 to 0.3 s of CPU each.
+# VGPRs under the budget; `_reordered` lays them out). 400 restarts cost the six 0.1 to
+# 0.3 s of CPU each.
 RESTARTS = 400
 RESTART_JITTER = 40
 RESTART_SEED = 0
@@ -268,8 +280,9 @@ def _moved(values: Values, start: dict[int, int]) -> dict[int, int]:
             for w, n in values.atom_of.items() if start[n] != atoms[n].start}
 
 
-def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
-    """The kernel's values, the new start register of every atom and the VGPRs the kernel
+def _plan(kernel: Kernel):
+    """operand -> its new first register, whether that moves LLVM's register ranges
+    whole (the last resort, `_reordered`) rather than values, and the VGPRs the kernel
     then uses: the first layout tried that keeps the occupancy and puts no v_wmma's A or
     B on the D of the one before."""
     values, wmma_atoms, pairs, links = _constraints(kernel)
@@ -278,16 +291,34 @@ def _plan(kernel: Kernel) -> tuple[Values, dict[int, int], int]:
     hazards = False
     for residue, order, keep in _tries(atoms, wmma_atoms, pairs):
         found = _layout(atoms, order, residue, links, budget, keep)
-        if found and _new_wmma_hazards(kernel, values.web, _moved(values, found[0])):
-            hazards = True
-        elif found:
-            return (values,) + found
+        if found:
+            new_reg = _value_map(values, _moved(values, found[0]))
+            if _new_wmma_hazards(kernel, new_reg):
+                hazards = True
+            else:
+                return new_reg, False, found[1]
+    found = _reordered(kernel, values, pairs, wmma_atoms, budget)
+    if found and _new_wmma_hazards(kernel, _register_map(found[0])):
+        hazards = True
+    elif found:
+        return _register_map(found[0]), True, found[1]
     if hazards:
         raise Refused("the layouts within the budget put a v_wmma's A or B on the D of "
                       "the one before")
     raise Refused(f"no layout on three banks within {budget} VGPRs (LLVM's "
                    f"{kernel.vgprs}, {kernel.allocated} allocated, and the registers that "
                    f"keep its occupancy)")
+
+
+def _value_map(values: Values, moved: dict[int, int]):
+    """operand -> its new first register, for a layout of values."""
+    web = values.web
+    return lambda o: moved.get(web[o[NODE]], o[REG])
+
+
+def _register_map(new: list[int]):
+    """operand -> its new first register, for LLVM's registers mapped one to one."""
+    return lambda o: new[o[REG]]
 
 
 def _residues(atoms: list[Atom], moved: set[int], pairs, ranking: str) -> dict[int, int]:
@@ -472,17 +503,196 @@ def _layout(atoms: list[Atom], order: list[int], residue: dict[int, int], links:
     return start, max(start[n] + at.length for n, at in enumerate(atoms))
 
 
-def _new_wmma_hazards(kernel: Kernel, web: list[int], moved: dict[int, int]) -> int:
+# ---- the last resort: LLVM's register ranges reordered -----------------------------------
+def _ranges(kernel: Kernel, size: int) -> list[tuple[int, int]]:
+    """LLVM's registers 0 .. size - 1 cut into the ranges (first, length) that no
+    operand straddles."""
+    joined = bytearray(size)          # joined[r]: r and r + 1 are in one operand
+    for ins in kernel.instrs:
+        for o in ins.ops:
+            joined[o[REG]:o[REG] + o[SIZE] - 1] = b"\1" * (o[SIZE] - 1)
+    out, first = [], 0
+    for r in range(size):
+        if not joined[r]:
+            out.append((first, r + 1 - first))
+            first = r + 1
+    return out
+
+
+def _reordered(kernel: Kernel, values: Values, pairs, wmma_atoms: set[int],
+               budget: int) -> tuple[list[int], int] | None:
+    """[LLVM's register -> its new one] and the VGPRs used, or None: LLVM's register
+    ranges (`_ranges`) laid out again in another order, each whole.
+
+    Why: where LLVM's allocation fills the occupancy's VGPRs (all 144 at one point of
+    gfx1100 f16 64x256x2's loop), the first-fit layouts of values found none in 1500
+    restarts on six ladder rungs; LLVM's own packing, kept, fits by construction, and
+    the order of its ranges alone decides their banks. A range's registers keep their
+    order and the values in them, so the renaming is one to one and every live range
+    stays as LLVM allocated it; what moves a range's bank is the ranges before it. So:
+    a bank for each range with a v_wmma operand (`_residues` over the ranges), then the
+    ranges one after another from the lowest register, those on the bank reached there
+    first, and the others (and the registers nothing uses) laid between them to reach
+    the next bank; the VOPD rules of those checked as they are placed. The halves of
+    WIDENED_E32 may go above v127 (128x128x2's 16 accumulators, 128 VGPRs beside v0,
+    hold them: below v128 they would all share one bank), the other e32 halves stay
+    below."""
+    atoms = values.atoms
+    used = bytearray(MAX_VGPRS)
+    for ins in kernel.instrs:
+        for o in ins.ops:
+            used[o[REG]:o[REG] + o[SIZE]] = b"\1" * o[SIZE]
+    size = max(kernel.vgprs, max(r for r in range(MAX_VGPRS) if used[r]) + 1)
+    ranges = _ranges(kernel, size)
+    of = [0] * size
+    for i, (first, length) in enumerate(ranges):
+        of[first:first + length] = [i] * length
+    real = [any(used[first:first + length]) for first, length in ranges]
+    spare = budget - size + sum(length for (_, length), r in zip(ranges, real) if not r)
+    limit = [MAX_VGPRS] * len(ranges)
+    for ins in kernel.instrs:
+        if ins.mnemonics[0].endswith("_e32") and ins.mnemonics[0] not in WIDENED_E32:
+            for o in ins.ops:
+                if o[HALF]:
+                    i = of[o[REG]]
+                    limit[i] = min(limit[i], E32_HALF_LIMIT - 1 - (o[REG] - ranges[i][0]))
+    pinned = sorted({of[at.start + k] for at in atoms if at.pinned for k in range(at.length)})
+    if pinned != list(range(len(pinned))):
+        return None
+    wmma = {of[atoms[n].start] for n in wmma_atoms} - set(pinned)
+    rules: dict[int, list] = {}
+    banked = []               # the rules between ranges that get a bank first
+    for (x, ox), (y, oy), mask in pairs:
+        rx, ry = atoms[x].start + ox, atoms[y].start + oy
+        i, j = of[rx], of[ry]
+        oi, oj = rx - ranges[i][0], ry - ranges[j][0]
+        if i == j:
+            if (oi - oj) & mask == 0:
+                return None
+            continue
+        rules.setdefault(i, []).append((j, oi, oj, mask))
+        rules.setdefault(j, []).append((i, oj, oi, mask))
+        if {i, j} <= wmma | set(pinned):
+            banked.append(((i, oi), (j, oj), mask) if i < j else ((j, oj), (i, oi), mask))
+    as_atoms = [Atom(first, length) for first, length in ranges]
+    try:
+        residue = _residues(as_atoms, wmma, banked, "links")
+    except Refused:
+        return None
+    for shift in range(BANKS):
+        # The same banks turned by `shift`: the rules between them hold; the pinned
+        # ranges' and where LLVM's text starts the others decide which orders exist.
+        turned = {i: (q + shift) % BANKS for i, q in residue.items()}
+        if _rules_hold(as_atoms, banked, turned):
+            found = _order(ranges, real, pinned, turned, rules, limit, spare, budget)
+            if found:
+                return found
+    return None
+
+
+def _order(ranges, real, pinned, residue, rules, limit, spare, budget):
+    """The ranges' new first registers (the pinned ones at their own), each range of
+    `residue` on its bank, every rule held: depth first from the lowest register."""
+    start: dict[int, int] = {}
+    domain = [(1 << BANKS) - 1] * len(ranges)
+    for i, q in residue.items():
+        domain[i] = 1 << q
+
+    def place(i: int, p: int) -> list | None:
+        """Range i at register p; the banks that leaves the ranges not yet placed (their
+        old domains, to undo), or None if it leaves one none."""
+        start[i] = p
+        trail = []
+        for j, oi, oj, mask in rules.get(i, ()):
+            if j in start:
+                continue
+            cut = sum(1 << w for w in range(BANKS) if (w + oj) & mask == (p + oi) & mask)
+            if domain[j] & cut:
+                trail.append((j, domain[j]))
+                domain[j] &= ~cut
+                if not domain[j]:
+                    undo(i, trail)
+                    return None
+        return trail
+
+    def undo(i: int, trail: list) -> None:
+        del start[i]
+        for j, d in reversed(trail):
+            domain[j] = d
+
+    cur = 0
+    for i in pinned:
+        if place(i, ranges[i][0]) is None:
+            return None
+        cur = sum(ranges[i])
+    pending = {i for i, r in enumerate(real) if r and i not in start}
+    steps = 0
+
+    def fits(i: int, p: int) -> bool:
+        return domain[i] >> (p % BANKS) & 1 and p <= limit[i] and p + ranges[i][1] <= budget
+
+    def solve(cur: int, spare: int) -> bool:
+        nonlocal steps
+        if not pending:
+            return True
+        steps += 1
+        if steps > SEARCH_LIMIT or any(limit[i] < cur for i in pending):
+            return False
+        banked = [i for i in pending if i in residue]
+        if banked:
+            # On this bank, first the ranges that leave it there (those e32 halves keep
+            # low first); then the others, first those that move to a bank some range
+            # still waits for.
+            wanted = 0
+            for i in banked:
+                wanted |= domain[i]
+
+            def moves_on(i):
+                return not wanted >> ((cur + ranges[i][1]) % BANKS) & 1
+
+            here = sorted((i for i in banked if fits(i, cur)),
+                          key=lambda i: (ranges[i][1] % BANKS != 0, limit[i], i))
+            others = sorted((i for i in pending if i not in residue and fits(i, cur) and
+                             (ranges[i][1] % BANKS or limit[i] < MAX_VGPRS)),
+                            key=lambda i: (ranges[i][1] % BANKS == 0 or moves_on(i),
+                                           limit[i], bin(domain[i]).count("1"),
+                                           ranges[i][1], i))
+            choices = here + others
+        else:
+            choices = sorted((i for i in pending if fits(i, cur)), key=lambda i: (limit[i], i))
+        for i in choices:
+            trail = place(i, cur)
+            if trail is None:
+                continue
+            pending.discard(i)
+            if solve(cur + ranges[i][1], spare):
+                return True
+            pending.add(i)
+            undo(i, trail)
+        # A register left free moves the bank of what follows.
+        return spare > 0 and solve(cur + 1, spare - 1)
+
+    if not solve(cur, spare):
+        return None
+    new = list(range(sum(ranges[-1])))
+    for i, p in start.items():
+        first, length = ranges[i]
+        new[first:first + length] = range(p, p + length)
+    return new, max(p + ranges[i][1] for i, p in start.items())
+
+
+def _new_wmma_hazards(kernel: Kernel, new_reg) -> int:
     """v_wmma whose A or B overlaps the D of the v_wmma before it with no other VALU
-    between, in the renumbered text but not in LLVM's: the case LLVM's hazard recognizer
-    pads with a v_nop (GCNHazardRecognizer::fixWMMAHazards), which it did not see."""
+    between, in the renumbered text (`new_reg`: operand -> its new first register) but
+    not in LLVM's: the case LLVM's hazard recognizer pads with a v_nop
+    (GCNHazardRecognizer::fixWMMAHazards), which it did not see."""
     found = 0
     old_d = new_d = None
     for ins in kernel.instrs:
         mnemonic = ins.mnemonics[0]
         if mnemonic.startswith("v_wmma"):
             d, a, b = ins.ops[:3]
-            new = [(moved.get(web[o[NODE]], o[REG]), o[SIZE]) for o in (d, a, b)]
+            new = [(new_reg(o), o[SIZE]) for o in (d, a, b)]
             old = [(o[REG], o[SIZE]) for o in (d, a, b)]
             if new_d is not None:
                 def hits(dst, src):
@@ -495,21 +705,24 @@ def _new_wmma_hazards(kernel: Kernel, web: list[int], moved: dict[int, int]) -> 
     return found
 
 
-def _rewrite(kernel: Kernel, values: Values, start: dict[int, int], used: int) -> str:
+def _rewrite(kernel: Kernel, new_reg, used: int) -> str:
     lines = kernel.lines[:]
-    web = values.web
-    moved = _moved(values, start)
     for ins in kernel.instrs:
-        if not ins.ops or not any(web[o[NODE]] in moved for o in ins.ops):
+        if all(new_reg(o) == o[REG] for o in ins.ops):
             continue
         line = lines[ins.line]
         pieces, at = [], 0
         for o in ins.ops:
-            r = moved.get(web[o[NODE]], o[REG])
+            r = new_reg(o)
             pieces += [line[at:o[AT]], f"v{r}" if o[SIZE] == 1 else f"v[{r}:{r + o[SIZE] - 1}]"]
             at = o[END]
         pieces.append(line[at:])
-        lines[ins.line] = "".join(pieces)
+        line = "".join(pieces)
+        mnemonic = ins.mnemonics[0]
+        if mnemonic in WIDENED_E32 and \
+                any(o[HALF] and new_reg(o) >= E32_HALF_LIMIT for o in ins.ops):
+            line = line.replace(mnemonic, mnemonic[:-4] + "_e64", 1)
+        lines[ins.line] = line
     text = kernel.before + "\n".join(lines) + kernel.after
     # The VGPR counts of the descriptor and the metadata grow if the layout did.
     for pat in () if used <= kernel.vgprs else (r"(\.amdhsa_next_free_vgpr )(\d+)",
@@ -529,14 +742,15 @@ def renumber(asm: str) -> str:
         return f"{NOTE_PREFIX}{total} of {total} v_wmma on three VGPR banks as allocated\n" + asm
     try:
         kernel = Kernel(asm)
-        values, start, used = _plan(kernel)
-        out = _rewrite(kernel, values, start, used)
+        new_reg, reordered, used = _plan(kernel)
+        out = _rewrite(kernel, new_reg, used)
     except Refused as why:
         return (f"{NOTE_PREFIX}left as allocated ({why}): {total - colliding} of {total} "
                 f"v_wmma on three VGPR banks\n" + asm)
     left, _ = wmma_bank_collisions(out)
+    how = "LLVM's VGPR ranges reordered" if reordered else "VGPRs renumbered"
     return (f"{NOTE_PREFIX}{total - left} of {total} v_wmma on three VGPR banks "
-            f"(as allocated: {total - colliding}), VGPRs renumbered\n" + out)
+            f"(as allocated: {total - colliding}), {how}\n" + out)
 
 
 # ---- assembling -----------------------------------------------------------------------
