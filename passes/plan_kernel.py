@@ -225,19 +225,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         # Only loads issued a k-tile ahead have anything to be kept ahead of.
         sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
-        # The MMA fragments of each group of k-steps are read from LDS before the
-        # previous group's MMAs (codegen/mma_step.py); LLVM otherwise reads a group only
-        # after the previous one's MMAs and waits twice in it (lgkmcnt(2), then 0).
-        # Measured (bench_kernel_quality.py, B row-major / transposed), main-loop work
-        # share: gfx1100 128x256 0.237 -> 0.244 / 0.281 -> 0.291, gfx1201 256x256 0.383
-        # -> 0.413 / 0.438 -> 0.478 (VGPRs 161 -> 209, 223 -> 227); gfx942 4096^3
-        # (128x256x64) 0.564 -> 0.574 / 0.660 -> 0.674, waits 11 -> 7, VGPRs 256 -> 248,
-        # 2048^3 (128x128x128) 0.522 -> 0.529 / 0.604 -> 0.612, VGPRs 200 -> 186, with
-        # the gfx942 ladder's spills unchanged (every 6th rung and those near the
-        # budget); on the 256x256 tile with 128x128 per wave LLVM stops copying
-        # accumulators between AGPRs and VGPRs around the MMAs: B transposed 1366 -> 521
-        # instructions, 0.171 -> 0.394, scratch 20 -> 0 bytes.
-        lds_read_ahead=True,
+        lds_read_ahead=lds_read_ahead(arch, mma, config, in_type, a, b),
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
                                           k_tiles_per_slice(shape.k, config)),
         c_vector=c_vector(mma, config, store_elem, shape.n, gemm.c_layout,
@@ -295,7 +283,7 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
         load_wait_once=load_wait_once(a, b),
-        lds_read_ahead=True,   # as in _plan
+        lds_read_ahead=lds_read_ahead(arch, mma, config, in_type, a, b),
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
                                           k_tiles_per_slice(k, config)),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
@@ -343,6 +331,51 @@ def lds_buffers(config: PerfConfig) -> int:
 def k_tiles_per_slice(k: int, config: PerfConfig) -> int:
     """The k-tiles one workgroup multiplies (one split-K slice's)."""
     return -(-(-(-k // config.k_per_block)) // config.split_k)
+
+
+def lds_read_ahead(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
+                   a: OperandPlan, b: OperandPlan) -> bool:
+    """Are the MMA fragments of each group of k-steps read from LDS before the previous
+    group's MMAs (codegen/mma_step.py)? LLVM otherwise reads a group only after the
+    previous one's MMAs and waits twice in it (lgkmcnt(2), then 0). Measured
+    (bench_kernel_quality.py, B row-major / transposed), main-loop work share: gfx1100
+    128x256 0.237 -> 0.244 / 0.281 -> 0.291, gfx1201 256x256 0.383 -> 0.413 / 0.438 ->
+    0.478 (VGPRs 161 -> 209, 223 -> 227); gfx942 4096^3 (128x256x64) 0.564 -> 0.574 /
+    0.660 -> 0.674, waits 11 -> 7, VGPRs 256 -> 248, 2048^3 (128x128x128) 0.522 ->
+    0.529 / 0.604 -> 0.612, VGPRs 200 -> 186; on the 256x256 tile with 128x128 per
+    wave and 32x32 MFMAs LLVM stops copying accumulators between AGPRs and VGPRs
+    around the MMAs: B transposed 1366 -> 521 instructions, 0.171 -> 0.394, scratch
+    20 -> 0 bytes.
+
+    Not on gfx942 when the accumulators fill the AGPRs (nothing is loaded ahead there,
+    cost_model.loads_ahead) and the arch VGPRs cannot hold what the read-ahead keeps
+    live (read_ahead_registers). Measured over the twelve such rungs of the f16 and
+    bf16 ladders (2048^3, B row-major and transposed: 48 kernels), the read-ahead
+    spilled exactly where that count reaches the 256 arch VGPRs, v4:256,256,8,128,128,
+    16,8 (288 B row-major, 256 transposed): 32 / 92 bytes of scratch (f16), 64 / 76
+    (bf16); without it none, work share 0.381 -> 0.353 / 0.404 -> 0.518 (f16), 0.348 ->
+    0.381 / 0.456 -> 0.464 (bf16). The next count, 240 (v4:256,256,4,128,128,16,8, B
+    row-major), builds without scratch and keeps it (0.554 against 0.557 without)."""
+    if arch.mma_kind != "mfma" or loads_ahead(arch, config):
+        return True
+    return read_ahead_registers(arch, mma, config, in_type, a, b) < arch.vgprs_per_lane // 2
+
+
+def read_ahead_registers(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
+                         a: OperandPlan, b: OperandPlan) -> int:
+    """Arch VGPRs per lane a gfx942 kernel whose accumulators fill the AGPRs keeps live
+    with the fragments read ahead: two groups of k-steps' fragments (one being read
+    while the other feeds the MMAs), the k-tile's copy (its loaded values, and a
+    transposing copy's columns as many again) and two sets of addresses (the copy's
+    and the fragment reads', ADDRESS_REGS each)."""
+    size = ELEMENT_BYTES[in_type]
+    block = config.block_size(arch.wave_size)
+    copy = sum(-(-d * config.k_per_block * size // (4 * block)) * (2 if op.k_chunk > 1 else 1)
+               for d, op in ((config.m_per_block, a), (config.n_per_block, b)))
+    repeats = config.m_per_wave // mma.m + config.n_per_wave // mma.n
+    frags = repeats * -(-mma.instr.a_len * size // 4) \
+        * mma.super_step(config.k_per_block, config.kpack, 8 * size)
+    return 2 * frags + copy + 2 * ADDRESS_REGS
 
 
 def interleave_reads(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
