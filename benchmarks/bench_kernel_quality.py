@@ -320,6 +320,28 @@ def main_loop_line(asm: str) -> str:
             f"mix {fmt(mix)}")
 
 
+def b_path_line(arch: str, mixes: dict) -> str:
+    """What a row-major B adds to the main loop over a transposed one, by kind, against
+    the dwords of B each thread transposes a k-tile. An MMA lane takes K pairs of one
+    column per dword and a row-major load gives N pairs of one k, so each dword the
+    transpose builds is one instruction (v_perm_b32, two halves of two rows), what the
+    row-major loop adds on every chip. Moving the transpose to the LDS reads costs more:
+    a lane's B dword is then two 16-bit reads, and kpack 1 (LDS in the global [K][N]
+    order, fragments gathered element by element) measured on gfx942 4096^3 (128x256,
+    kPerBlock 64): 192 ds_read_u16, 32 ds_write_b16 and 96 v_perm_b32 in the loop, work
+    share 0.193 against 0.574."""
+    (row, row_cfg), (tr, tr_cfg) = mixes[False], mixes[True]
+    if row_cfg != tr_cfg:
+        return "row-major B: another tile than transposed, not compared"
+    cfg = PerfConfig.parse(row_cfg)
+    dwords = cfg.n_per_block * cfg.k_per_block * 2 // (4 * cfg.block_size(
+        get_arch(arch).wave_size))
+    extra = {kind: row[kind] - tr[kind] for kind in sorted(set(row) | set(tr))
+             if row[kind] != tr[kind] and kind != "total"}
+    return (f"row-major B: {row['total'] - tr['total']:+d} instructions an iteration "
+            f"({fmt(Counter(extra))}); B dwords transposed a thread {dwords}")
+
+
 def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None:
     """The main loop over the six shapes with the selector's tile, per chip (its
     scheduleVersion replaced by `schedule` when given)."""
@@ -331,6 +353,7 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
         shares = {False: [], True: []}
         large_cover = {False: [], True: []}
         for m, n, k in SIX_SHAPES:
+            mixes = {}
             for trans_b in (False, True):
                 r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
                                  trans_b=trans_b, assembly=schedule is None)
@@ -361,6 +384,8 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
                       + (f"+agpr={s['agprs']}" if s["agprs"] else "")
                       + f" scratch={s['scratch']}B spills={s['spills']}{sim_text}{kept}")
                 print(f"      {main_loop_line(kern.assembly)}")
+                mixes[trans_b] = (loop_mix(body), kern.metadata["perf_config"])
+            print(f"      {b_path_line(arch, mixes)}")
         for trans_b in (False, True):
             cover = large_cover[trans_b]
             cover_text = f"{min(cover):g}/{statistics.median(cover):g}" if cover else "-"
