@@ -213,6 +213,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
     store_elem = max([out_type] + [memref_info(v)[1] for v, kind in
                                    zip(gemm.extras, extra_kinds) if "n" in kind],
                      key=ELEMENT_BYTES.get)
+    read_ahead = lds_read_ahead(arch, mma, config, in_type, a, b)
     return KernelPlan(
         symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k,
                              in_type if b_type == in_type else f"{in_type}_{b_type}", out_type,
@@ -222,10 +223,9 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers,
-        # Only loads issued a k-tile ahead have anything to be kept ahead of.
-        sched_barriers=a.ahead or b.ahead,
+        sched_barriers=sched_barriers(a, b, read_ahead),
         load_wait_once=load_wait_once(a, b),
-        lds_read_ahead=lds_read_ahead(arch, mma, config, in_type, a, b),
+        lds_read_ahead=read_ahead,
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
                                           k_tiles_per_slice(shape.k, config)),
         c_vector=c_vector(mma, config, store_elem, shape.n, gemm.c_layout,
@@ -278,12 +278,13 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
                          padded=False)
         b = operand_plan("B", b_layout, in_type, n, k, config.n_per_block, config, arch, mma,
                          padded=False)
+    read_ahead = lds_read_ahead(arch, mma, config, in_type, a, b)
     return KernelPlan(
         symbol=symbol, mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
-        lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
+        lds_buffers=buffers, sched_barriers=sched_barriers(a, b, read_ahead),
         load_wait_once=load_wait_once(a, b),
-        lds_read_ahead=lds_read_ahead(arch, mma, config, in_type, a, b),
+        lds_read_ahead=read_ahead,
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
                                           k_tiles_per_slice(k, config)),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
@@ -331,6 +332,22 @@ def lds_buffers(config: PerfConfig) -> int:
 def k_tiles_per_slice(k: int, config: PerfConfig) -> int:
     """The k-tiles one workgroup multiplies (one split-K slice's)."""
     return -(-(-(-k // config.k_per_block)) // config.split_k)
+
+
+def sched_barriers(a: OperandPlan, b: OperandPlan, read_ahead: bool) -> bool:
+    """Do scheduling barriers fence each k-tile's MMAs (codegen/schedule.py PIN_LOADS)?
+
+    Where a tile is loaded a k-tile ahead they keep its loads ahead of the MMAs and its
+    LDS stores after them. Where the fragments are not read ahead for want of registers
+    (lds_read_ahead: gfx942 with the AGPRs full of accumulators), the fence before the
+    MMAs keeps LLVM from mixing the k-tile's copy into them, which left it more values
+    to shuffle between VGPRs and AGPRs. Measured (bench_kernel_quality.py's counting,
+    2048^3, v4:256,256,8,128,128,16,8, B row-major / transposed), main-loop work share
+    f16 0.353 -> 0.518 / 0.518 -> 0.512 (VALU 334 -> 144 row-major, VGPRs 512 -> 434),
+    bf16 0.381 -> 0.499 / 0.464 -> 0.462, no scratch either way. Elsewhere nothing is
+    fenced: on the full-AGPR rungs that read ahead the fence moved work share by -0.08
+    to +0.09 and spilled one (v4:256,256,8,128,128,32,8, B transposed, 132 bytes)."""
+    return a.ahead or b.ahead or not read_ahead
 
 
 def lds_read_ahead(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
