@@ -223,7 +223,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers,
-        sched_barriers=sched_barriers(a, b, read_ahead),
+        sched_barriers=sched_barriers(arch, config, in_type, a, b, read_ahead),
         load_wait_once=load_wait_once(a, b),
         lds_read_ahead=read_ahead,
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
@@ -282,7 +282,8 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
     return KernelPlan(
         symbol=symbol, mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
-        lds_buffers=buffers, sched_barriers=sched_barriers(a, b, read_ahead),
+        lds_buffers=buffers,
+        sched_barriers=sched_barriers(arch, config, in_type, a, b, read_ahead),
         load_wait_once=load_wait_once(a, b),
         lds_read_ahead=read_ahead,
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
@@ -334,20 +335,35 @@ def k_tiles_per_slice(k: int, config: PerfConfig) -> int:
     return -(-(-(-k // config.k_per_block)) // config.split_k)
 
 
-def sched_barriers(a: OperandPlan, b: OperandPlan, read_ahead: bool) -> bool:
+def sched_barriers(arch: ArchInfo, config: PerfConfig, in_type: str, a: OperandPlan,
+                   b: OperandPlan, read_ahead: bool) -> bool:
     """Do scheduling barriers fence each k-tile's MMAs (codegen/schedule.py PIN_LOADS)?
 
     Where a tile is loaded a k-tile ahead they keep its loads ahead of the MMAs and its
-    LDS stores after them. Where the fragments are not read ahead for want of registers
-    (lds_read_ahead: gfx942 with the AGPRs full of accumulators), the fence before the
-    MMAs keeps LLVM from mixing the k-tile's copy into them, which left it more values
-    to shuffle between VGPRs and AGPRs. Measured (bench_kernel_quality.py's counting,
-    2048^3, v4:256,256,8,128,128,16,8, B row-major / transposed), main-loop work share
-    f16 0.353 -> 0.518 / 0.518 -> 0.512 (VALU 334 -> 144 row-major, VGPRs 512 -> 434),
-    bf16 0.381 -> 0.499 / 0.464 -> 0.462, no scratch either way. Elsewhere nothing is
-    fenced: on the full-AGPR rungs that read ahead the fence moved work share by -0.08
-    to +0.09 and spilled one (v4:256,256,8,128,128,32,8, B transposed, 132 bytes)."""
-    return a.ahead or b.ahead or not read_ahead
+    LDS stores after them. On gfx942 with the AGPRs full of accumulators (nothing loaded
+    ahead, cost_model.loads_ahead) they keep the k-tile's copy out of the MMAs, which
+    otherwise left LLVM more values to shuffle between VGPRs and AGPRs, in two cases,
+    measured (bench_kernel_quality.py --only full-agprs, 2048^3, B row-major /
+    transposed):
+      - the fragments are not read ahead for want of registers (lds_read_ahead),
+        v4:256,256,8,128,128,16,8: work share f16 0.353 -> 0.518 / 0.518 -> 0.512
+        (VALU 334 -> 144 row-major, VGPRs 512 -> 434), bf16 0.381 -> 0.499 / 0.464 ->
+        0.462, no scratch either way;
+      - two LDS buffers (the copy of the next k-tile is issued after the MMAs, and LLVM
+        hoisted its loads into them) with 64-bit copy vectors and fragments (kpack 4 of
+        16-bit types): scratch f16 v4:256,256,4,128,128,32,4 B row-major 68 -> 0 bytes,
+        v4:256,256,8,128,128,32,4 B transposed 180 -> 0 (bf16 60 -> 0), work share
+        0.165 -> 0.516 / 0.289 -> 0.587 (v4:256,256,4,128,128,32,4, f16), 16x16
+        MFMAs 0.322 -> 0.496 / 0.322 -> 0.299 (v4:256,256,8,128,128,16,4).
+    Not on the other full-AGPR rungs: there the fence moved work share by -0.08 to
+    +0.09 and spilled one of each scheduleVersion (v4:256,256,8,128,128,32,8 and
+    v4:256,256,2,128,128,32,8,1,2, B transposed, 132 bytes)."""
+    if a.ahead or b.ahead:
+        return True
+    if arch.mma_kind != "mfma" or loads_ahead(arch, config):
+        return False
+    return not read_ahead or (lds_buffers(config) == 2
+                              and config.kpack * ELEMENT_BYTES[in_type] < 16)
 
 
 def lds_read_ahead(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
