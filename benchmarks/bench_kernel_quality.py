@@ -1,7 +1,8 @@
 """Kernel quality per arch and tile: what the ISA and the simulator's LDS model show.
 
     python benchmarks/bench_kernel_quality.py [--arch gfx942] [--no-sim] [--show-asm N]
-        [--only cases|shapes|c-staging] [--schedule-version 1|2] [--without-wmma-banks]
+        [--only cases|shapes|c-staging|full-agprs] [--schedule-version 1|2]
+        [--without-wmma-banks]
 
 First the main loop (the innermost loop holding MMAs) of the six GEMMs of issue 12
 with the selector's tile, per chip: MMA work share = MMA work / (MMA work + other
@@ -23,6 +24,10 @@ problem (M = mPerBlock, N = nPerBlock, K = 2 k-tiles) and prints the extra LDS c
 the simulator's bank model (sim/lds.py) counts for LDS reads and for LDS writes of
 one workgroup. Widths like `64x2` are two-address ds_read2/ds_write2 forms; "k-tile
 loop" counts the instructions of the outermost loop by kind.
+
+`--only full-agprs` prints the gfx942 rungs whose accumulators fill the AGPRs (every one
+of the f16 and bf16 ladders, both scheduleVersions, B row-major and transposed): the
+plan's read-ahead, VGPRs, scratch, spills and work share.
 
 Last, C through LDS (outputSwizzle 1, codegen/c_staging.py) against C from the
 accumulators (0) for each case: C store instructions and bytes per store, the LDS
@@ -320,6 +325,28 @@ def main_loop_line(asm: str) -> str:
             f"mix {fmt(mix)}")
 
 
+def b_path_line(arch: str, mixes: dict) -> str:
+    """What a row-major B adds to the main loop over a transposed one, by kind, against
+    the dwords of B each thread transposes a k-tile. An MMA lane takes K pairs of one
+    column per dword and a row-major load gives N pairs of one k, so each dword the
+    transpose builds is one instruction (v_perm_b32, two halves of two rows), what the
+    row-major loop adds on every chip. Moving the transpose to the LDS reads costs more:
+    a lane's B dword is then two 16-bit reads, and kpack 1 (LDS in the global [K][N]
+    order, fragments gathered element by element) measured on gfx942 4096^3 (128x256,
+    kPerBlock 64): 192 ds_read_u16, 32 ds_write_b16 and 96 v_perm_b32 in the loop, work
+    share 0.193 against 0.574."""
+    (row, row_cfg), (tr, tr_cfg) = mixes[False], mixes[True]
+    if row_cfg != tr_cfg:
+        return "row-major B: another tile than transposed, not compared"
+    cfg = PerfConfig.parse(row_cfg)
+    dwords = cfg.n_per_block * cfg.k_per_block * 2 // (4 * cfg.block_size(
+        get_arch(arch).wave_size))
+    extra = {kind: row[kind] - tr[kind] for kind in sorted(set(row) | set(tr))
+             if row[kind] != tr[kind] and kind != "total"}
+    return (f"row-major B: {row['total'] - tr['total']:+d} instructions an iteration "
+            f"({fmt(Counter(extra))}); B dwords transposed a thread {dwords}")
+
+
 def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None:
     """The main loop over the six shapes with the selector's tile, per chip (its
     scheduleVersion replaced by `schedule` when given)."""
@@ -331,6 +358,7 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
         shares = {False: [], True: []}
         large_cover = {False: [], True: []}
         for m, n, k in SIX_SHAPES:
+            mixes = {}
             for trans_b in (False, True):
                 r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
                                  trans_b=trans_b, assembly=schedule is None)
@@ -361,6 +389,8 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
                       + (f"+agpr={s['agprs']}" if s["agprs"] else "")
                       + f" scratch={s['scratch']}B spills={s['spills']}{sim_text}{kept}")
                 print(f"      {main_loop_line(kern.assembly)}")
+                mixes[trans_b] = (loop_mix(body), kern.metadata["perf_config"])
+            print(f"      {b_path_line(arch, mixes)}")
         for trans_b in (False, True):
             cover = large_cover[trans_b]
             cover_text = f"{min(cover):g}/{statistics.median(cover):g}" if cover else "-"
@@ -368,6 +398,52 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
                   f"{statistics.median(shares[trans_b]):.3f} (six shapes), "
                   f"{statistics.median(shares[trans_b][:3]):.3f} (three large); load cover "
                   f"min/median on the large shapes {cover_text}")
+
+
+def full_agprs() -> None:
+    """The gfx942 rungs whose MFMA accumulators fill the AGPRs (a 128x128 wave tile: 256
+    of the 512 registers a lane), where registers run out first: every such rung of the
+    f16 and bf16 ladders (tuning/selection.py `_ladder`, scheduleVersion 1 and 2), B
+    row-major and transposed, 2048^3: the plan's read-ahead and fences, VGPRs, scratch,
+    spills (LLVM's count, spills into AGPRs included) and the main-loop work share."""
+    from accel.tuning.selection import _ladder
+    arch = get_arch("gfx942")
+    print("gfx942 rungs with the AGPRs full of accumulators, 2048^3:")
+    totals = Counter()
+    for version in (1, 2):
+        for in_type in ("f16", "bf16"):
+            good, _ = _ladder(arch, in_type, in_type, None, None, version)
+            for prep in good:
+                cfg = prep.config
+                if cfg.m_per_wave * cfg.n_per_wave // arch.wave_size < arch.vgprs_per_lane // 2:
+                    continue
+                for trans_b in (False, True):
+                    r = compile_gemm("gfx942", m=2048, n=2048, k=2048, in_type=in_type,
+                                     trans_b=trans_b, perf_config=prep.text)
+                    kern = r.kernels[0]
+                    s = isa_stats(kern.assembly)
+                    plan = re.search(r"lds_read_ahead = (\w+)", _plan_text(in_type, prep.text,
+                                                                          trans_b))
+                    totals["kernels"] += 1
+                    totals["with scratch"] += bool(s["scratch"])
+                    totals["with spills"] += bool(s["spills"])
+                    print(f"  {in_type} {prep.text} B={'transposed' if trans_b else 'row'} "
+                          f"read-ahead={plan.group(1) if plan else '?'} vgpr={s['vgprs']} "
+                          f"scratch={s['scratch']}B spills={s['spills']} work share "
+                          f"{work_share(mma_loop(kern.assembly)):.3f}")
+    print(f"  {totals['kernels']} kernels, {totals['with scratch']} with scratch, "
+          f"{totals['with spills']} with spills")
+
+
+def _plan_text(in_type: str, config: str, trans_b: bool) -> str:
+    """The planned gemm's attributes (accel-plan-kernel) as text."""
+    text = gemm_module_text("gfx942", g=1, m=2048, n=2048, k=2048, in_type=in_type,
+                            out_type=None, trans_a=False, trans_b=trans_b, a_layout="row",
+                            b_layout="row", perf_config=config, accumulate=False)
+    with new_context():
+        module = ir.Module.parse(text)
+        PlanKernel().run(module)
+        return str(module)
 
 
 def c_staging(arch_filter: str | None, sim: bool) -> None:
@@ -414,8 +490,9 @@ def main() -> None:
     p.add_argument("--arch", help="only this arch")
     p.add_argument("--no-sim", action="store_true", help="skip the bank-conflict simulation")
     p.add_argument("--show-asm", type=int, metavar="N", help="print the assembly of case N")
-    p.add_argument("--only", choices=("cases", "shapes", "c-staging"), help="only the ladder "
-                   "cases, only the six shapes or only C through LDS")
+    p.add_argument("--only", choices=("cases", "shapes", "c-staging", "full-agprs"),
+                   help="only the ladder cases, only the six shapes, only C through LDS or "
+                   "only the gfx942 rungs whose accumulators fill the AGPRs")
     p.add_argument("--schedule-version", type=int, choices=(1, 2),
                    help="the six shapes with this scheduleVersion instead of the selector's")
     p.add_argument("--without-wmma-banks", action="store_true",
@@ -425,6 +502,9 @@ def main() -> None:
     compile_gemm("gfx942", m=64, n=64, k=64)  # warm-up
     if args.only == "c-staging":
         c_staging(args.arch, not args.no_sim)
+        return
+    if args.only == "full-agprs":
+        full_agprs()
         return
     if args.only != "cases":
         six_shapes(args.arch, not args.no_sim, args.schedule_version)

@@ -8,7 +8,8 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
   k_steps_per_read = 2                      MMA k-steps one LDS fragment read serves
   lds_buffers = 2                           LDS copies of the A and B tiles (2: double buffer)
   sched_barriers = true                     scheduling barriers keep the next k-tile's global
-                                            loads ahead of the MMAs, its LDS stores after
+                                            loads ahead of the MMAs, its LDS stores after (and
+                                            a copy not loaded ahead out of the MMAs)
   load_wait_once = true                     the LDS stores of a loaded-ahead tile wait once
                                             for all its loads (vmcnt(0)), not per load
   lds_read_ahead = true                     the MMA fragments of each group of k-steps (one

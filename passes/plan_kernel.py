@@ -213,6 +213,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
     store_elem = max([out_type] + [memref_info(v)[1] for v, kind in
                                    zip(gemm.extras, extra_kinds) if "n" in kind],
                      key=ELEMENT_BYTES.get)
+    read_ahead = lds_read_ahead(arch, mma, config, in_type, a, b)
     return KernelPlan(
         symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k,
                              in_type if b_type == in_type else f"{in_type}_{b_type}", out_type,
@@ -222,22 +223,9 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers,
-        # Only loads issued a k-tile ahead have anything to be kept ahead of.
-        sched_barriers=a.ahead or b.ahead,
+        sched_barriers=sched_barriers(arch, config, in_type, a, b, read_ahead),
         load_wait_once=load_wait_once(a, b),
-        # The MMA fragments of each group of k-steps are read from LDS before the
-        # previous group's MMAs (codegen/mma_step.py); LLVM otherwise reads a group only
-        # after the previous one's MMAs and waits twice in it (lgkmcnt(2), then 0).
-        # Measured (bench_kernel_quality.py, B row-major / transposed), main-loop work
-        # share: gfx1100 128x256 0.237 -> 0.244 / 0.281 -> 0.291, gfx1201 256x256 0.383
-        # -> 0.413 / 0.438 -> 0.478 (VGPRs 161 -> 209, 223 -> 227); gfx942 4096^3
-        # (128x256x64) 0.564 -> 0.574 / 0.660 -> 0.674, waits 11 -> 7, VGPRs 256 -> 248,
-        # 2048^3 (128x128x128) 0.522 -> 0.529 / 0.604 -> 0.612, VGPRs 200 -> 186, with
-        # the gfx942 ladder's spills unchanged (every 6th rung and those near the
-        # budget); on the 256x256 tile with 128x128 per wave LLVM stops copying
-        # accumulators between AGPRs and VGPRs around the MMAs: B transposed 1366 -> 521
-        # instructions, 0.171 -> 0.394, scratch 20 -> 0 bytes.
-        lds_read_ahead=True,
+        lds_read_ahead=read_ahead,
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
                                           k_tiles_per_slice(shape.k, config)),
         c_vector=c_vector(mma, config, store_elem, shape.n, gemm.c_layout,
@@ -290,12 +278,14 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
                          padded=False)
         b = operand_plan("B", b_layout, in_type, n, k, config.n_per_block, config, arch, mma,
                          padded=False)
+    read_ahead = lds_read_ahead(arch, mma, config, in_type, a, b)
     return KernelPlan(
         symbol=symbol, mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
-        lds_buffers=buffers, sched_barriers=a.ahead or b.ahead,
+        lds_buffers=buffers,
+        sched_barriers=sched_barriers(arch, config, in_type, a, b, read_ahead),
         load_wait_once=load_wait_once(a, b),
-        lds_read_ahead=True,   # as in _plan
+        lds_read_ahead=read_ahead,
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
                                           k_tiles_per_slice(k, config)),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
@@ -343,6 +333,82 @@ def lds_buffers(config: PerfConfig) -> int:
 def k_tiles_per_slice(k: int, config: PerfConfig) -> int:
     """The k-tiles one workgroup multiplies (one split-K slice's)."""
     return -(-(-(-k // config.k_per_block)) // config.split_k)
+
+
+def sched_barriers(arch: ArchInfo, config: PerfConfig, in_type: str, a: OperandPlan,
+                   b: OperandPlan, read_ahead: bool) -> bool:
+    """Do scheduling barriers fence each k-tile's MMAs (codegen/schedule.py PIN_LOADS)?
+
+    Where a tile is loaded a k-tile ahead they keep its loads ahead of the MMAs and its
+    LDS stores after them. On gfx942 with the AGPRs full of accumulators (nothing loaded
+    ahead, cost_model.loads_ahead) they keep the k-tile's copy out of the MMAs, which
+    otherwise left LLVM more values to shuffle between VGPRs and AGPRs, in two cases,
+    measured (bench_kernel_quality.py --only full-agprs, 2048^3, B row-major /
+    transposed):
+      - the fragments are not read ahead for want of registers (lds_read_ahead),
+        v4:256,256,8,128,128,16,8: work share f16 0.353 -> 0.518 / 0.518 -> 0.512
+        (VALU 334 -> 144 row-major, VGPRs 512 -> 434), bf16 0.381 -> 0.499 / 0.464 ->
+        0.462, no scratch either way;
+      - two LDS buffers (the copy of the next k-tile is issued after the MMAs, and LLVM
+        hoisted its loads into them) with 64-bit copy vectors and fragments (kpack 4 of
+        16-bit types): scratch f16 v4:256,256,4,128,128,32,4 B row-major 68 -> 0 bytes,
+        v4:256,256,8,128,128,32,4 B transposed 180 -> 0 (bf16 60 -> 0), work share
+        0.165 -> 0.516 / 0.289 -> 0.587 (v4:256,256,4,128,128,32,4, f16), 16x16
+        MFMAs 0.322 -> 0.496 / 0.322 -> 0.299 (v4:256,256,8,128,128,16,4).
+    Not on the other full-AGPR rungs: there the fence moved work share by -0.08 to
+    +0.09 and spilled one of each scheduleVersion (v4:256,256,8,128,128,32,8 and
+    v4:256,256,2,128,128,32,8,1,2, B transposed, 132 bytes)."""
+    if a.ahead or b.ahead:
+        return True
+    if arch.mma_kind != "mfma" or loads_ahead(arch, config):
+        return False
+    return not read_ahead or (lds_buffers(config) == 2
+                              and config.kpack * ELEMENT_BYTES[in_type] < 16)
+
+
+def lds_read_ahead(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
+                   a: OperandPlan, b: OperandPlan) -> bool:
+    """Are the MMA fragments of each group of k-steps read from LDS before the previous
+    group's MMAs (codegen/mma_step.py)? LLVM otherwise reads a group only after the
+    previous one's MMAs and waits twice in it (lgkmcnt(2), then 0). Measured
+    (bench_kernel_quality.py, B row-major / transposed), main-loop work share: gfx1100
+    128x256 0.237 -> 0.244 / 0.281 -> 0.291, gfx1201 256x256 0.383 -> 0.413 / 0.438 ->
+    0.478 (VGPRs 161 -> 209, 223 -> 227); gfx942 4096^3 (128x256x64) 0.564 -> 0.574 /
+    0.660 -> 0.674, waits 11 -> 7, VGPRs 256 -> 248, 2048^3 (128x128x128) 0.522 ->
+    0.529 / 0.604 -> 0.612, VGPRs 200 -> 186; on the 256x256 tile with 128x128 per
+    wave and 32x32 MFMAs LLVM stops copying accumulators between AGPRs and VGPRs
+    around the MMAs: B transposed 1366 -> 521 instructions, 0.171 -> 0.394, scratch
+    20 -> 0 bytes.
+
+    Not on gfx942 when the accumulators fill the AGPRs (nothing is loaded ahead there,
+    cost_model.loads_ahead) and the arch VGPRs cannot hold what the read-ahead keeps
+    live (read_ahead_registers). Measured over the twelve such rungs of the f16 and
+    bf16 ladders (2048^3, B row-major and transposed: 48 kernels), the read-ahead
+    spilled exactly where that count reaches the 256 arch VGPRs, v4:256,256,8,128,128,
+    16,8 (288 B row-major, 256 transposed): 32 / 92 bytes of scratch (f16), 64 / 76
+    (bf16); without it none, work share 0.381 -> 0.353 / 0.404 -> 0.518 (f16), 0.348 ->
+    0.381 / 0.456 -> 0.464 (bf16). The next count, 240 (v4:256,256,4,128,128,16,8, B
+    row-major), builds without scratch and keeps it (0.554 against 0.557 without)."""
+    if arch.mma_kind != "mfma" or loads_ahead(arch, config):
+        return True
+    return read_ahead_registers(arch, mma, config, in_type, a, b) < arch.vgprs_per_lane // 2
+
+
+def read_ahead_registers(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
+                         a: OperandPlan, b: OperandPlan) -> int:
+    """Arch VGPRs per lane a gfx942 kernel whose accumulators fill the AGPRs keeps live
+    with the fragments read ahead: two groups of k-steps' fragments (one being read
+    while the other feeds the MMAs), the k-tile's copy (its loaded values, and a
+    transposing copy's columns as many again) and two sets of addresses (the copy's
+    and the fragment reads', ADDRESS_REGS each)."""
+    size = ELEMENT_BYTES[in_type]
+    block = config.block_size(arch.wave_size)
+    copy = sum(-(-d * config.k_per_block * size // (4 * block)) * (2 if op.k_chunk > 1 else 1)
+               for d, op in ((config.m_per_block, a), (config.n_per_block, b)))
+    repeats = config.m_per_wave // mma.m + config.n_per_wave // mma.n
+    frags = repeats * -(-mma.instr.a_len * size // 4) \
+        * mma.super_step(config.k_per_block, config.kpack, 8 * size)
+    return 2 * frags + copy + 2 * ADDRESS_REGS
 
 
 def interleave_reads(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,

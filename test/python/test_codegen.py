@@ -225,6 +225,23 @@ def test_tile_ladder(arch, m_pb):
     check(arch, "f16", "f32", 1, 77, 83, 77, a_layout="row", b_layout="transposed", cfg=cfg)
 
 
+# ---- gfx942 with the AGPRs full of accumulators: fragments read without read-ahead ------
+@pytest.mark.parametrize("in_t,out_t,a_layout,b_layout", [("f16", "f16", "row", "row"),
+                                                          ("bf16", "f32", "transposed",
+                                                           "transposed")])
+def test_full_agprs_without_read_ahead(in_t, out_t, a_layout, b_layout):
+    """The 256x256 tile with 128x128 per wave and 16x16 MFMAs (passes/plan_kernel.py
+    lds_read_ahead: its read-ahead spilled), on a shape ragged in M, N and K (three
+    k-tiles, two M tiles)."""
+    cfg = config("v4:256,256,8,128,128,16,8,1,1,2,0,0,1,1")
+    ctx, module = gemm_module("gfx942", in_t, out_t, 1, 261, 80, 130, a_layout, b_layout, cfg)
+    with ctx:
+        (kernel,) = plan_and_lower(module)
+    assert not kernel.plan.lds_read_ahead
+    check("gfx942", in_t, out_t, 1, 261, 80, 130, a_layout=a_layout, b_layout=b_layout,
+          cfg=cfg)
+
+
 # ---- gfx942 extras: f32 inputs, both MFMA sizes for every type ----------------------------
 @pytest.mark.parametrize("mn", (16, 32))
 @pytest.mark.parametrize("in_t,out_t,kpack", [("f32", "f32", 1), ("f32", "f32", 4),

@@ -104,6 +104,40 @@ func.func @cdna3_fragments_ahead(%a: memref<1x256x256xf16>, %b: memref<1x256x256
 
 // -----
 
+// ... but not where the accumulators fill the AGPRs and two groups of fragments, the
+// k-tile's copy and the addresses need all 256 arch VGPRs (the 256x256x64 tile with
+// 128x128 per wave and 16x16 MFMAs, B row-major: 288), which spilled; there
+// sched_barriers fence the MMAs off the k-tile's copy, with nothing loaded ahead.
+// CHECK-LABEL: func.func @agprs_full_no_read_ahead
+// CHECK: lds_read_ahead = false, load_wait_once = false
+// CHECK-SAME: sched_barriers = true
+func.func @agprs_full_no_read_ahead(%a: memref<1x256x64xf16>, %b: memref<1x64x256xf16>, %c: memref<1x256x256xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,8,128,128,16,8,1,1,2,0,0,1,1"} : (memref<1x256x64xf16>, memref<1x64x256xf16>, memref<1x256x256xf32>) -> ()
+  return
+}
+
+// -----
+
+// ... and with two LDS buffers and 64-bit copies and fragments (kpack 4), whose copy
+// of the next k-tile LLVM otherwise hoisted into the MMAs (it spilled); with kpack 8
+// nothing is fenced.
+// CHECK-LABEL: func.func @agprs_full_two_buffers_kpack4
+// CHECK: lds_buffers = 2
+// CHECK-SAME: lds_read_ahead = true, load_wait_once = false
+// CHECK-SAME: sched_barriers = true
+// CHECK-LABEL: func.func @agprs_full_two_buffers_kpack8
+// CHECK: sched_barriers = false
+func.func @agprs_full_two_buffers_kpack4(%a: memref<1x256x64xf16>, %b: memref<1x64x256xf16>, %c: memref<1x256x256xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,4,128,128,32,4,1,2,2,0,0,1,1"} : (memref<1x256x64xf16>, memref<1x64x256xf16>, memref<1x256x256xf32>) -> ()
+  return
+}
+func.func @agprs_full_two_buffers_kpack8(%a: memref<1x256x64xf16>, %b: memref<1x64x256xf16>, %c: memref<1x256x256xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,2,128,128,32,8,1,2,2,0,0,1,1"} : (memref<1x256x64xf16>, memref<1x64x256xf16>, memref<1x256x256xf32>) -> ()
+  return
+}
+
+// -----
+
 // interleave_reads: on gfx1100 (a lane holds the whole K of its row, so a fragment is
 // two 128-bit reads, above) each group's LDS reads are pinned among the MMAs; on
 // gfx1201 LLVM's own order is kept.
