@@ -28,6 +28,7 @@ from accel.dialect.accel_tile import ceil_div
 from accel.dialect.c_staging_plan import CStagingPlan
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.kernel_plan import KernelPlan
+from accel.dialect.operand_layouts import view_strides
 from accel.dialect.gemm import GemmOp, GemmShape
 from accel.dialect.gemm_types import ACCUMULATOR
 from accel.dialect.ir_helpers import memref_info
@@ -232,11 +233,13 @@ def _build(gemm: GemmOp) -> GemmKernel:
 
     def operand(name, value, layout, d_extent, d_per_block, op_plan) -> OperandCopy:
         shp, elem = memref_info(value)
+        view = view_strides(value.type)
         return OperandCopy(name=name, layout=layout, memref=f"%{name}",
                            memref_type=str(value.type), shape=tuple(shp), elem=elem,
                            d_extent=d_extent, k_extent=shape.k, d_per_block=d_per_block,
                            kpack_per_block=config.kpack_per_block, kpack=config.kpack,
-                           block_size=config.block_size(arch.wave_size), plan=op_plan)
+                           block_size=config.block_size(arch.wave_size), plan=op_plan,
+                           view_strides=view and view[0])
 
     fixed = gemm.epilogue in LEGACY
     extras = tuple(Extra(name="bias" if fixed else f"e{i}", memref_type=str(v.type),
@@ -250,8 +253,9 @@ def _build(gemm: GemmOp) -> GemmKernel:
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
         extras=extras, c_staging=CStagingPlan.read(gemm.op))
-    for op in (kernel.a, kernel.b):
+    for op, value in ((kernel.a, gemm.a), (kernel.b, gemm.b)):
         op.check_plan()
+        op.check_view_alignment(value.type.get_strides_and_offset()[1])
     kernel = split_k_kernels(kernel, SplitKPlan.read(gemm.op))
     if kernel.c_staging is not None:
         check_plan(kernel.c_staging, mma, config, kernel.out_type, shape.n, kernel.c_layout)
