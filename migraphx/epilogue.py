@@ -186,7 +186,7 @@ class Fuser:
 
     def __init__(self, in_type: str, dot_value: ir.Value, operand, materialize,
                  trees: frozenset = frozenset(), closed: frozenset | None = None):
-        # operand(value) -> its Tensor; materialize(tensor) -> a row-major copy of it;
+        # operand(value) -> its Tensor; materialize(tensor, reason) -> a row-major copy;
         # trees: operand_trees' ops, computed in the epilogue where their values are read;
         # closed: the op counts at which the ops taken may end (Region.closed).
         dot_st = _shaped(dot_value)
@@ -331,13 +331,15 @@ class Fuser:
                                 f"{self.in_type} gemm reads")
         view = self._to_dot_space(t.view)
         if view is None:   # regrouped unlike the views undo: copy, then map back
-            t = self.materialize(t)
+            t = self.materialize(t, "an epilogue operand regrouped unlike the chain's views")
             view = self._to_dot_space(t.view)
             if view is None:
                 return self._refuse("an operand cannot be read back through the chain's "
                                     "views")
         t = Tensor(t.base, view, t.st)
-        found = extra_buffer(t, self.dims) or extra_buffer(self.materialize(t), self.dims)
+        found = extra_buffer(t, self.dims) or extra_buffer(
+            self.materialize(t, "an epilogue operand that is no broadcast the epilogue reads"),
+            self.dims)
         kind, mem = found
         self.extras.append(mem)
         self.kinds.append(kind)
