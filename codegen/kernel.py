@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from accel.codegen.builder import Emitter, kernel_module_text
 from accel.codegen.c_staging import CStaging, check_plan, region_bytes
-from accel.codegen.epilogue import Epilogue, Extra
+from accel.codegen.epilogue import Epilogue, Extra, check_extra_alignment
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
 from accel.codegen.k_slices import k_slice, slice_copies, split_k_kernels
@@ -243,7 +243,8 @@ def _build(gemm: GemmOp) -> GemmKernel:
 
     fixed = gemm.epilogue in LEGACY
     extras = tuple(Extra(name="bias" if fixed else f"e{i}", memref_type=str(v.type),
-                         shape=tuple(memref_info(v)[0]), kind=kind, elem=memref_info(v)[1])
+                         shape=tuple(memref_info(v)[0]), kind=kind, elem=memref_info(v)[1],
+                         view_strides=(view_strides(v.type) or (None,))[0])
                    for i, (v, kind) in enumerate(zip(gemm.extras, gemm.extra_kinds)))
     kernel = GemmKernel(
         arch=arch, config=config, mma=mma, g=shape.g, m=shape.m, n=shape.n, k=shape.k,
@@ -257,6 +258,10 @@ def _build(gemm: GemmOp) -> GemmKernel:
         op.check_plan()
         op.check_view_alignment(value.type.get_strides_and_offset()[1])
     kernel = split_k_kernels(kernel, SplitKPlan.read(gemm.op))
+    # The epilogue's loads are as wide as its stores: the reduction kernel's, if split.
+    width = kernel.reduction.width if kernel.reduction is not None else plan.c_vector
+    for x, value in zip(extras, gemm.extras):
+        check_extra_alignment(x, value.type.get_strides_and_offset()[1], width)
     if kernel.c_staging is not None:
         check_plan(kernel.c_staging, mma, config, kernel.out_type, shape.n, kernel.c_layout)
     if kernel.lds_bytes > arch.lds_bytes:

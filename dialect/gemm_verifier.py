@@ -196,7 +196,10 @@ def _verify_epilogue(gemm, g: int, m: int, n: int, out_t: str, acc_t: str) -> No
         if elem not in EPILOGUE_OPERAND_TYPES:
             raise AccelError(f"epilogue operand {j} has element type {elem} (expected one "
                              f"of {', '.join(EPILOGUE_OPERAND_TYPES)})")
-        check_plain_buffer(v, f"epilogue operand {j}")
+        if kind == "gmn":   # read like A and B, through its strides
+            check_operand_view(v, "row", f"epilogue operand {j}")
+        else:
+            check_plain_buffer(v, f"epilogue operand {j}")
         infos.append((kind, elem))
     try:
         program.verify(acc_t, infos)

@@ -34,6 +34,7 @@ from accel.dialect.epilogue_program import OPS, ROUND_TYPES
 from accel.dialect.gemm_types import ACCUMULATOR, EPILOGUE_OPERAND_TYPES, OUTPUT_TYPES
 from accel.migraphx import memrefs
 from accel.migraphx.shaped import ShapedType
+from accel.migraphx.strided import as_strided
 from accel.migraphx.tensor import Tensor
 from accel.migraphx.view import View
 
@@ -158,6 +159,18 @@ def extra_buffer(t: Tensor, dims) -> tuple[str, ir.Value] | None:
         if view is not None and t.view.same_as(view) and numel == prod(shape):
             return kind, memrefs.reshape(t.base, shape)
     return None
+
+
+def strided_extra(t: Tensor, dims) -> tuple[tuple[str, ir.Value] | None, str]:
+    """(("gmn", strided memref), "") through which the epilogue reads `t` (of shape
+    `dims`) as a view with N contiguous (accel.migraphx.strided: e.g. one [M, N] matrix
+    for every batch, batch stride 0), or (None, why not)."""
+    *batch, m, n = dims
+    view = t.view.reshape([prod(batch), m, n])
+    if view is None:
+        return None, "a batch that regroups dimensions of several strides"
+    mem, why = as_strided(t, view, ("the batch", "M", "N"))
+    return (("gmn", mem), "") if mem is not None else (None, why)
 
 
 @dataclass(frozen=True)
@@ -337,9 +350,12 @@ class Fuser:
                 return self._refuse("an operand cannot be read back through the chain's "
                                     "views")
         t = Tensor(t.base, view, t.st)
-        found = extra_buffer(t, self.dims) or extra_buffer(
-            self.materialize(t, "an epilogue operand that is no broadcast the epilogue reads"),
-            self.dims)
+        found = extra_buffer(t, self.dims)
+        if found is None:
+            found, why = strided_extra(t, self.dims)
+        if found is None:
+            found = extra_buffer(self.materialize(t, f"an epilogue operand with {why}"),
+                                 self.dims)
         kind, mem = found
         self.extras.append(mem)
         self.kinds.append(kind)

@@ -45,7 +45,8 @@ def layout_shape(name, layout, g, d, k):
 def view_of(rng, t, shape, strides, offset):
     """(parent buffer, the view's logical values): the view's elements random, every
     other element of the parent NaN / OUTSIDE."""
-    size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1 + 5
+    # No slack after the view's last element: a load past it is a simulator memory fault.
+    size = offset + sum((n - 1) * s for n, s in zip(shape, strides)) + 1
     fill = OUTSIDE.get(t, np.nan)
     parent = np.full(size, fill, dtype=NUMPY_TYPES[t])
     values = random_operand(rng, t, shape)
@@ -55,19 +56,26 @@ def view_of(rng, t, shape, strides, offset):
     return parent, np.array(view)
 
 
-def module_text(arch, t, out, a_type, b_type, c_shape, a_layout, b_layout, config=None):
+def module_text(arch, t, out, a_type, b_type, c_shape, a_layout, b_layout, config=None,
+                e_type=None):
+    """One accel.gemm; with `e_type`, the epilogue C = A * B + E, E of kind gmn."""
     pc = f', perf_config = "{config}"' if config else ""
     c_type = plain_type(c_shape, out)
-    return (f"func.func @gemm(%a: {a_type}, %b: {b_type}, %c: {c_type}) {{\n"
-            f'  "accel.gemm"(%a, %b, %c) {{arch = "{arch}", a_layout = "{a_layout}", '
-            f'b_layout = "{b_layout}", c_layout = "row"{pc}}} : ({a_type}, {b_type}, '
-            f"{c_type}) -> ()\n  return\n}}\n")
+    ep, e_arg, e_use = "", "", ""
+    if e_type is not None:
+        ep = ', epilogue = "%0 = add %acc, %e0", epilogue_operands = ["gmn"]'
+        e_arg, e_use, e_type = f", %e: {e_type}", ", %e", f", {e_type}"
+    return (f"func.func @gemm(%a: {a_type}, %b: {b_type}, %c: {c_type}{e_arg}) {{\n"
+            f'  "accel.gemm"(%a, %b, %c{e_use}) {{arch = "{arch}", a_layout = "{a_layout}", '
+            f'b_layout = "{b_layout}", c_layout = "row"{pc}{ep}}} : ({a_type}, {b_type}, '
+            f"{c_type}{e_type or ''}) -> ()\n  return\n}}\n")
 
 
 def run_views(arch, t, g, m, n, k, a_view=None, b_view=None, a_layout="row",
-              b_layout="row", config=None, seed=0):
+              b_layout="row", config=None, seed=0, e_view=None):
     """Simulate C = A * B with A and/or B given as (strides, offset) views of their
-    layout's shape (None: packed); check C elementwise. Returns the kernel's text."""
+    layout's shape (None: packed), and with `e_view` C = A * B + E, E a view of [G, M, N]
+    in C's type; check C elementwise. Returns the kernel's text."""
     rng = np.random.default_rng(seed)
     out = OUT[t]
     args, logical, types = [], [], []
@@ -84,14 +92,23 @@ def run_views(arch, t, g, m, n, k, a_view=None, b_view=None, a_layout="row",
             types.append(strided_type(shape, strides, offset, t))
         logical.append(x.transpose(0, 2, 1) if layout == "transposed" else x)
     c = np.full((g, m, n), 7777 if out == "i32" else np.nan, dtype=NUMPY_TYPES[out])
+    e_type, extra = None, []
+    if e_view is not None:
+        strides, offset = e_view
+        e_parent, e = view_of(rng, "i8" if out == "i32" else out, (g, m, n), strides, offset)
+        e_parent = e_parent.astype(NUMPY_TYPES[out])
+        e_type, extra = strided_type((g, m, n), strides, offset, out), [e_parent]
     with new_context():
         module = ir.Module.parse(module_text(arch, t, out, *types, (g, m, n), a_layout,
-                                             b_layout, config))
+                                             b_layout, config, e_type))
         run_pipeline(module, PIPELINE)
         kernel_text = "\n".join(str(op) for op in collect_ops(module, "gpu.func"))
-        run_host(module, "gemm", [*args, c], arch=arch)
+        run_host(module, "gemm", [*args, c, *extra], arch=arch)
     ref, tol = reference(np.ascontiguousarray(logical[0]), np.ascontiguousarray(logical[1]),
                          t, out)
+    if e_view is not None:   # one more f32 addition, then the output's rounding
+        ref = ref + e.astype(np.float64)
+        tol = tol + np.abs(ref) * (0 if out == "i32" else 2.0**-8)
     result = compare(c, ref, tol)
     assert result.ok, result.describe(c, ref)
     return kernel_text
@@ -167,6 +184,22 @@ def test_split_k_slices_past_k_read_zero_through_a_broadcast_batch():
     g, m, n, k = 2, 32, 32, 100     # 7 k-tiles of 16 in 3 slices of 3
     text = run_views("gfx942", "f16", g, m, n, k, a_view=((0, 112, 1), 0),
                      b_view=((0, n, 1), 0), config="v4:32,32,2,16,16,16,8,3,1,2,0,0,1,1")
+    assert "_reduce" in text
+
+
+@pytest.mark.parametrize("arch,t", arch_types())
+def test_epilogue_operand_broadcast_over_the_batch(arch, t):
+    """An epilogue operand [G, M, N] that is one [M, N] matrix (rows N + 8 apart) for
+    every batch, batch stride 0: the sliced-k / broadcasted-b corpus chunks' add."""
+    g, m, n, k = 3, 37, 27, 20
+    run_views(arch, t, g, m, n, k, e_view=((0, 48, 1), 16))
+
+
+def test_epilogue_operand_view_under_split_k():
+    """The split-K reduction kernel reads the epilogue operand through the same view."""
+    g, m, n, k = 2, 32, 32, 100
+    text = run_views("gfx942", "f16", g, m, n, k, e_view=((0, 40, 1), 8),
+                     config="v4:32,32,2,16,16,16,8,3,1,2,0,0,1,1")
     assert "_reduce" in text
 
 
