@@ -81,6 +81,7 @@ class Extra:
     # A "gmn" operand's strides when it is a strided view (a broadcast batch, wider
     # rows: dialect/operand_layouts.py), else None: packed row-major.
     view_strides: tuple[int, ...] | None = None
+    view_offset: int = 0    # of a strided view: its first element in the buffer
 
     @property
     def memref(self) -> str:
@@ -88,11 +89,12 @@ class Extra:
         return f"%{self.name}"
 
 
-def check_extra_alignment(x: Extra, offset: int, width: int) -> None:
+def check_extra_alignment(x: Extra, width: int) -> None:
     """AccelError unless a strided extra operand's loads of `width` elements start at
     multiples of `width`, as in a packed one: its offset and outer strides divisible."""
     if x.view_strides is None:
         return
+    offset = x.view_offset
     if offset % width or any(s % width for s in x.view_strides[:-1]):
         raise AccelError(f"kernel plan: epilogue operand {x.name}'s loads of {width} "
                          f"elements are not aligned in its strided view (offset {offset}, "

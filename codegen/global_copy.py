@@ -112,6 +112,7 @@ class OperandCopy:
     # The memref's strides when it is a strided view (dialect/operand_layouts.py), else
     # None: packed row-major.
     view_strides: tuple[int, ...] | None = None
+    view_offset: int = 0    # of a strided view: its first element in the buffer
 
     @property
     def strides(self) -> tuple[int, ...]:
@@ -229,13 +230,13 @@ class OperandCopy:
                              f"transposing copy of whole dwords (16-bit vectors, or 8-bit "
                              f"vectors of 4 and 4 K rows)")
 
-    def check_view_alignment(self, offset: int) -> None:
+    def check_view_alignment(self) -> None:
         """AccelError unless every vector load of a strided view starts at a multiple of
-        the vector width, as in a packed memref: the view's `offset` and its strides
+        the vector width, as in a packed memref: the view's offset and its strides
         (all but the innermost, which is 1) divisible by it."""
         if self.view_strides is None:
             return
-        v = self.vector_width
+        v, offset = self.vector_width, self.view_offset
         if offset % v or any(s % v for s in self.view_strides[:-1]):
             raise AccelError(f"kernel plan: {self.name}'s vector loads of {v} elements are "
                              f"not aligned in its strided view (offset {offset}, strides "

@@ -233,18 +233,23 @@ def _build(gemm: GemmOp) -> GemmKernel:
 
     def operand(name, value, layout, d_extent, d_per_block, op_plan) -> OperandCopy:
         shp, elem = memref_info(value)
-        view = view_strides(value.type)
+        strides, offset = view_strides(value.type) or (None, 0)
         return OperandCopy(name=name, layout=layout, memref=f"%{name}",
                            memref_type=str(value.type), shape=tuple(shp), elem=elem,
                            d_extent=d_extent, k_extent=shape.k, d_per_block=d_per_block,
                            kpack_per_block=config.kpack_per_block, kpack=config.kpack,
                            block_size=config.block_size(arch.wave_size), plan=op_plan,
-                           view_strides=view and view[0])
+                           view_strides=strides, view_offset=offset)
+
+    def extra(i, v, kind) -> Extra:
+        shp, elem = memref_info(v)
+        strides, offset = view_strides(v.type) or (None, 0)
+        return Extra(name="bias" if fixed else f"e{i}", memref_type=str(v.type),
+                     shape=tuple(shp), kind=kind, elem=elem, view_strides=strides,
+                     view_offset=offset)
 
     fixed = gemm.epilogue in LEGACY
-    extras = tuple(Extra(name="bias" if fixed else f"e{i}", memref_type=str(v.type),
-                         shape=tuple(memref_info(v)[0]), kind=kind, elem=memref_info(v)[1],
-                         view_strides=(view_strides(v.type) or (None,))[0])
+    extras = tuple(extra(i, v, kind)
                    for i, (v, kind) in enumerate(zip(gemm.extras, gemm.extra_kinds)))
     kernel = GemmKernel(
         arch=arch, config=config, mma=mma, g=shape.g, m=shape.m, n=shape.n, k=shape.k,
@@ -254,14 +259,14 @@ def _build(gemm: GemmOp) -> GemmKernel:
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
         extras=extras, c_staging=CStagingPlan.read(gemm.op))
-    for op, value in ((kernel.a, gemm.a), (kernel.b, gemm.b)):
+    for op in (kernel.a, kernel.b):
         op.check_plan()
-        op.check_view_alignment(value.type.get_strides_and_offset()[1])
+        op.check_view_alignment()
     kernel = split_k_kernels(kernel, SplitKPlan.read(gemm.op))
     # The epilogue's loads are as wide as its stores: the reduction kernel's, if split.
     width = kernel.reduction.width if kernel.reduction is not None else plan.c_vector
-    for x, value in zip(extras, gemm.extras):
-        check_extra_alignment(x, value.type.get_strides_and_offset()[1], width)
+    for x in extras:
+        check_extra_alignment(x, width)
     if kernel.c_staging is not None:
         check_plan(kernel.c_staging, mma, config, kernel.out_type, shape.n, kernel.c_layout)
     if kernel.lds_bytes > arch.lds_bytes:

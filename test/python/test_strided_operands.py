@@ -229,3 +229,18 @@ def test_verifier_rejects(a_type, layout, why):
 def test_unaligned_view_is_a_diagnostic_not_a_wrong_load():
     with pytest.raises(AccelError, match="not aligned in its strided view"):
         run_views("gfx942", "f16", 1, 16, 16, 32, a_view=((0, 35, 1), 3))
+
+
+# ---- the code object contract ---------------------------------------------------------
+def test_metadata_names_the_view():
+    """A strided argument's entry says where its buffer starts (offset), how the view
+    steps through it (strides) and how many bytes it must hold; a packed one has none."""
+    from accel.api import compile_module
+    a_type = strided_type((2, 16, 32), (0, 40, 1), 8)
+    text = module_text("gfx942", "f16", "f32", a_type, plain_type((2, 32, 24), "f16"),
+                       (2, 16, 24), "row", "row")
+    (kernel,) = compile_module(text, "gfx942", assembly=False).kernels
+    a, b = kernel.metadata["args"][:2]
+    assert a["view"] == {"offset": 8, "strides": [0, 40, 1],
+                         "bytes": (8 + 15 * 40 + 31 + 1) * 2}
+    assert "view" not in b
