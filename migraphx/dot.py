@@ -34,7 +34,7 @@ from accel.migraphx import memrefs
 from accel.migraphx.boundary import Boundary
 from accel.migraphx.epilogue import Fused
 from accel.migraphx.shaped import ShapedType
-from accel.migraphx.strided import as_strided
+from accel.migraphx.strided import as_strided, single_strides
 from accel.migraphx.tensor import Tensor
 from accel.migraphx.view import View
 from accel.migraphx.view_ops import pure_view
@@ -214,6 +214,9 @@ class DotLowering:
         d_name = "M" if name == "A" else "N"
         g_dim, *mk = view.dims
         d_dim, k_dim = mk if name == "A" else mk[::-1]
+        _, why = single_strides(View((g_dim, d_dim, k_dim)), ("the batch", d_name, "K"))
+        if why:
+            return None, "", why
         def contiguous(dim) -> bool:
             return dim == () or len(dim) == 1 and dim[0][1] == 1
 
