@@ -16,7 +16,8 @@ Per chunk the outcome is one of
   converted   accel-from-migraphx succeeded (then: elementwise ops it left unfused, as
               linalg.generic bodies that compute; gemms with a fused epilogue; the
               accel.elementwise kernels (row reductions among them) for what no epilogue
-              took; and the compile's result per chip);
+              took; the gemm operands read in place as strided views and the accel.copy
+              kernels left, by their reason; and the compile's result per chip);
   diagnosed   a one-line diagnostic (grouped by its message, numbers and names blanked);
   crash       anything else: a Python exception that is not a diagnostic (a traceback),
   timeout     or no answer within --timeout seconds.
@@ -56,6 +57,15 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   with copy kernels (accel.copy): 0 copies on the host; 50 accel.copy kernels in those
   26 chunks; otherwise as above (75 converted, 93 gemms, code objects on gfx942 74,
   gfx1100 28, gfx1201 29, now with the copy kernels among them).
+  with strided operands (a slice, batch stride, broadcast batch or wider rows read in
+  place by the gemm, A, B and gmn epilogue operands): 24 accel.copy kernels in 13
+  chunks (from 50 in 26), 26 gemm operands read as strided views in 14 chunks; the
+  copies left, by reason: 8 an elementwise kernel's input no broadcast kind names, 4 a
+  slice regrouping dimensions of several strides (int4 unpack chunks), 4 a dot operand
+  B whose batch has two strides (grouped-query attention's KV heads), 4 a dot operand
+  A with no contiguous side (batch-first, inner stride 2; a scalar broadcast), 1 B
+  likewise, 3 results returned through a view; otherwise as above (75 converted, 93
+  gemms, code objects on gfx942 74, gfx1100 28, gfx1201 29).
 """
 
 from __future__ import annotations

@@ -36,3 +36,17 @@ func.func @k_slice(%a: memref<2x60x256xf16, strided<[20480, 320, 1], offset: 64>
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x60x256xf16, strided<[20480, 320, 1], offset: 64>>, memref<2x256x48xf16>, memref<2x60x48xf16>) -> ()
   return
 }
+
+// -----
+
+// Two gemms of one shape and plan, one reading A packed and one through a view, build
+// different kernels: the view's kernel takes a digest of its operand types after the
+// plan's symbol.
+// CHECK-LABEL: func.func @packed_and_view
+// CHECK: gpu.launch_func @accel_gemm_g2_m64_n48_k256_f16_f16_gfx942::@accel_gemm_g2_m64_n48_k256_f16_f16_gfx942 {{.*}} args(%arg0 : memref<2x64x256xf16>
+// CHECK: gpu.launch_func @[[VIEW:accel_gemm_g2_m64_n48_k256_f16_f16_gfx942_sv[0-9a-f]+]]::@[[VIEW]] {{.*}} args(%arg1 : memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>
+func.func @packed_and_view(%a: memref<2x64x256xf16>, %a2: memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>, %b: memref<2x256x48xf16>, %c: memref<2x64x48xf16>, %c2: memref<2x64x48xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16>, memref<2x256x48xf16>, memref<2x64x48xf16>) -> ()
+  "accel.gemm"(%a2, %b, %c2) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>, memref<2x256x48xf16>, memref<2x64x48xf16>) -> ()
+  return
+}
