@@ -22,7 +22,8 @@ from accel.sim import run_host
 
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
 PIPELINE = "accel-affix-perf-config, accel-plan-kernel, accel-gemm-to-gpu"
-OUT = {"f16": "f32", "bf16": "bf16", "i8": "i32", "f32": "f32"}
+OUT = {"f16": "f32", "bf16": "bf16", "i8": "i32", "f32": "f32", "f8E4M3FNUZ": "f32",
+       "f8E4M3FN": "f32"}
 # i8 data is in [-8, 8): a stray 100 changes a product by far more than 0.
 OUTSIDE = {"i8": 100}
 
@@ -115,8 +116,8 @@ def run_views(arch, t, g, m, n, k, a_view=None, b_view=None, a_layout="row",
 
 
 # ---- the views the MIGraphX corpus feeds a dot, each on every chip ----------------------
-TYPES = {"gfx942": ("f16", "bf16", "i8", "f32"), "gfx1100": ("f16", "bf16", "i8"),
-         "gfx1201": ("f16", "bf16", "i8")}
+TYPES = {"gfx942": ("f16", "bf16", "i8", "f32", "f8E4M3FNUZ"),
+         "gfx1100": ("f16", "bf16", "i8"), "gfx1201": ("f16", "bf16", "i8", "f8E4M3FN")}
 
 
 def arch_types():
