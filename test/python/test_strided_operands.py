@@ -245,3 +245,16 @@ def test_metadata_names_the_view():
     assert a["view"] == {"offset": 8, "strides": [0, 40, 1],
                          "bytes": (8 + 15 * 40 + 31 + 1) * 2}
     assert "view" not in b
+
+
+def test_packing_a_view_at_run_time_is_a_located_diagnostic():
+    """accel-layout's run-time pack reads its plain operand row-major: a strided view
+    is refused at the gemm's line, not misread."""
+    a_type = strided_type((2, 64, 256), (20480, 320, 1), 64)
+    text = module_text("gfx942", "f16", "f32", a_type, plain_type((2, 256, 48), "f16"),
+                       (2, 64, 48), "row", "row", "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1")
+    with new_context():
+        module = ir.Module.parse(text)
+        with pytest.raises(AccelError, match=r"^-?.*:2:3: error: plain operand must be a "
+                                             r"contiguous row-major memref"):
+            run_pipeline(module, "accel-layout{a=accel}, accel-lower-pack")
