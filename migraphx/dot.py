@@ -13,7 +13,8 @@ aAccelLayout/bAccelLayout). Failing those, a view whose three dimensions are eac
 stride, one inner side contiguous (a slice, a batch stride, a broadcast batch), is read
 in place as a strided memref (accel.migraphx.strided). Any other view (an accel-like
 chain blocked differently from the perf config, a dimension of two strides, no
-contiguous side) is materialised: copied into a row-major buffer, the copy naming why. C is written in place into the function's out-parameter when the result reaches
+contiguous side) is materialised: copied into a row-major buffer, the copy naming why.
+C is written in place into the function's out-parameter when the result reaches
 `return` through transposes/reshapes that spell `row` or `accel` (c_layout = "accel",
 blocked mPerBlock x kpackPerBlock x kpack with N as the blocked reduction-like side) in
 that out-parameter's memory; otherwise into a temporary row-major buffer.
@@ -105,6 +106,11 @@ def accel_chain(shape6, g: int, d: int, k: int, transposed: bool) -> View:
     [G, D, K] and, for B, transpose to [G, K, D]."""
     view = View.contiguous(shape6).transpose([0, 1, 4, 2, 3, 5]).reshape([g, d, k])
     return view.transpose([0, 2, 1]) if transposed else view
+
+
+def _contiguous(dim) -> bool:
+    """Is a view dimension (its digits) of extent 1 or one run of stride 1?"""
+    return dim == () or len(dim) == 1 and dim[0][1] == 1
 
 
 def check_shape(op, shape, st: ShapedType) -> None:
@@ -217,12 +223,9 @@ class DotLowering:
         _, why = single_strides(View((g_dim, d_dim, k_dim)), ("the batch", d_name, "K"))
         if why:
             return None, "", why
-        def contiguous(dim) -> bool:
-            return dim == () or len(dim) == 1 and dim[0][1] == 1
-
-        if not (contiguous(k_dim) or contiguous(d_dim)):
+        if not (_contiguous(k_dim) or _contiguous(d_dim)):
             return None, "", f"neither {d_name} nor K of stride 1"
-        if contiguous(k_dim):
+        if _contiguous(k_dim):
             names, dims = ("the batch", d_name, "K"), (g_dim, d_dim, k_dim)
             layout = "row" if name == "A" else "transposed"
         else:

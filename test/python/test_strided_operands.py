@@ -206,7 +206,7 @@ def test_epilogue_operand_view_under_split_k():
 
 # ---- the verifier -----------------------------------------------------------------------
 def verify(a_type, layout="row", t="f16"):
-    b_type, c_type = plain_type((2, 16, 8), t), plain_type((2, 4, 8), "f32")
+    b_type = plain_type((2, 16, 8), t)
     text = module_text("gfx942", t, "f32", a_type, b_type, (2, 4, 8), layout, "row")
     with new_context():
         module = ir.Module.parse(text)
