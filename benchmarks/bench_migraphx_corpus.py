@@ -62,10 +62,11 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   chunks (from 50 in 26), 26 gemm operands read as strided views in 14 chunks; the
   copies left, by reason: 8 an elementwise kernel's input no broadcast kind names, 4 a
   slice regrouping dimensions of several strides (int4 unpack chunks), 4 a dot operand
-  B whose batch has two strides (grouped-query attention's KV heads), 4 a dot operand
-  A with no contiguous side (batch-first, inner stride 2; a scalar broadcast), 1 B
-  likewise, 3 results returned through a view; otherwise as above (75 converted, 93
-  gemms, code objects on gfx942 74, gfx1100 28, gfx1201 29).
+  B whose batch has two strides (grouped-query attention's KV heads), 3 a dot operand
+  A with no contiguous side (batch-first, inner stride 2; a scalar broadcast) and 1 B
+  likewise, 1 A whose K has two strides (mixr-tp-reshape-dot-add's heads), 3 results
+  returned through a view; otherwise as above (75 converted, 93 gemms, code objects on
+  gfx942 74, gfx1100 28, gfx1201 29).
 """
 
 from __future__ import annotations
