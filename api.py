@@ -302,12 +302,25 @@ def launch_order(module: ir.Module) -> list[str]:
     return order
 
 
+def _view(x) -> dict:
+    """A strided-view argument's `view` entry (an OperandCopy's or Extra's): the pointer
+    to pass is the buffer's start, `offset` elements before the view's first element,
+    the view's element (i, j, k) lies `strides` . (i, j, k) after that, and the buffer
+    must hold `bytes` from the pointer on (to one past the view's last element). No
+    entry for a packed argument, whose pointer is its first element."""
+    if x.view_strides is None:
+        return {}
+    span = sum((n - 1) * s for n, s in zip(x.shape, x.view_strides)) + 1
+    return {"view": {"offset": x.view_offset, "strides": list(x.view_strides),
+                     "bytes": (x.view_offset + span) * ELEMENT_BYTES[x.elem]}}
+
+
 def gemm_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
     """A gemm kernel's entry in the JSON of the code object contract."""
     pm, pn, pk = kernel.padded
     args = []
     for op, layout in ((kernel.a, kernel.a.layout), (kernel.b, kernel.b.layout)):
-        args.append(_arg(op.name, op.elem, op.shape, layout))
+        args.append({**_arg(op.name, op.elem, op.shape, layout), **_view(op)})
     c_arg = _arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout)
     if kernel.split_k is not None:
         # A split-K gemm's partial products: the reduction kernel's input, not C.
@@ -318,7 +331,8 @@ def gemm_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
         # The fused epilogue's operands, after C in argument order: the bias ([N] broadcast
         # over batches and rows, or [G, N]) or an op list's eN; `broadcast` names the
         # indices of [G, M, N] it varies with.
-        args.append({**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind})
+        args.append({**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind,
+                     **_view(x)})
     return {
         "symbol": kernel.symbol,
         "code_object": f"{kernel.symbol}.hsaco",
@@ -343,7 +357,7 @@ def reduction_metadata(kernel: ReductionKernel, code_object: bytes) -> dict:
     args = [{**_arg("partials", kernel.acc_type, kernel.workspace_shape, "row"),
              "kind": "workspace"},
             _arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout)]
-    args += [{**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind}
+    args += [{**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind, **_view(x)}
              for x in kernel.extras]
     return {
         **_entry(kernel.symbol, "split_k_reduce", kernel.grid, (kernel.block_size, 1, 1), 0,

@@ -16,7 +16,8 @@ Per chunk the outcome is one of
   converted   accel-from-migraphx succeeded (then: elementwise ops it left unfused, as
               linalg.generic bodies that compute; gemms with a fused epilogue; the
               accel.elementwise kernels (row reductions among them) for what no epilogue
-              took; and the compile's result per chip);
+              took; the gemm operands read in place as strided views and the accel.copy
+              kernels left, by their reason; and the compile's result per chip);
   diagnosed   a one-line diagnostic (grouped by its message, numbers and names blanked);
   crash       anything else: a Python exception that is not a diagnostic (a traceback),
   timeout     or no answer within --timeout seconds.
@@ -56,6 +57,16 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   with copy kernels (accel.copy): 0 copies on the host; 50 accel.copy kernels in those
   26 chunks; otherwise as above (75 converted, 93 gemms, code objects on gfx942 74,
   gfx1100 28, gfx1201 29, now with the copy kernels among them).
+  with strided operands (a slice, batch stride, broadcast batch or wider rows read in
+  place by the gemm, A, B and gmn epilogue operands): 24 accel.copy kernels in 13
+  chunks (from 50 in 26), 26 gemm operands read as strided views in 14 chunks; the
+  copies left, by reason: 8 an elementwise kernel's input no broadcast kind names, 4 a
+  slice regrouping dimensions of several strides (int4 unpack chunks), 4 a dot operand
+  B whose batch has two strides (grouped-query attention's KV heads), 3 a dot operand
+  A with no contiguous side (batch-first, inner stride 2; a scalar broadcast) and 1 B
+  likewise, 1 A whose K has two strides (mixr-tp-reshape-dot-add's heads), 3 results
+  returned through a view; otherwise as above (75 converted, 93 gemms, code objects on
+  gfx942 74, gfx1100 28, gfx1201 29).
 """
 
 from __future__ import annotations
@@ -73,6 +84,7 @@ from types import SimpleNamespace
 from accel.api import compile_module
 from accel.bindings import ir, new_context
 from accel.diagnostics import AccelError, mlir_error
+from accel.dialect.copy import CopyOp
 from accel.dialect.gemm import GemmOp
 from accel.passes.from_migraphx import FromMigraphx
 from accel.tools.accel_opt import process_chunk, split_chunks
@@ -103,6 +115,9 @@ class ChunkResult:
     host_copies: int = 0       # copying linalg.generic left on the host (a view no
                                # kernel's addressing takes: compile_module omits them)
     copy_kernels: int = 0      # accel.copy kernels (such views, copied on the GPU)
+    copy_reasons: dict = field(default_factory=dict)   # the copies' `reason` -> count
+    folded_views: int = 0      # gemm operands read in place as a strided view
+                               # (memref.reinterpret_cast of the buffer underneath)
     compiled: dict = field(default_factory=dict)   # chip -> ok | types | <message>
 
 
@@ -152,12 +167,14 @@ def _fixed_arch(module_text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def inspect(module_text: str) -> tuple[int, int, int, int, int, int, int, int]:
+def inspect(module_text: str) -> tuple:
     """(unfused elementwise generics, gemms, gemms with an epilogue, split-K gemms,
-    elementwise kernels, row reductions among them, host copies, copy kernels)."""
+    elementwise kernels, row reductions among them, host copies, copy kernels, the
+    copy kernels' reasons counted, gemm operands that are strided views)."""
     with new_context():
         module = ir.Module.parse(module_text)
         unfused = gemms = fused = split = elementwise = reductions = copies = kernels = 0
+        folded, reasons = 0, Counter()
         ops = []
         module.operation.walk(lambda op: ops.append(op.operation) or ir.WalkResult.ADVANCE)
         for op in ops:
@@ -171,12 +188,16 @@ def inspect(module_text: str) -> tuple[int, int, int, int, int, int, int, int]:
                 fused += "epilogue" in op.attributes
                 config = GemmOp(op).perf_config
                 split += config is not None and config.split_k > 1
+                folded += sum(not isinstance(v.owner, ir.Block) and
+                              v.owner.name == "memref.reinterpret_cast" for v in op.operands)
             elif op.name == "accel.elementwise":
                 elementwise += 1
                 reductions += "reduce" in op.attributes
             elif op.name == "accel.copy":
                 kernels += 1
-        return unfused, gemms, fused, split, elementwise, reductions, copies, kernels
+                reasons[CopyOp(op).reason or "(none given)"] += 1
+        return (unfused, gemms, fused, split, elementwise, reductions, copies, kernels,
+                dict(reasons), folded)
 
 
 def run_chunk(name: str, first_line: int, chunk: str, chips, timeout: int) -> ChunkResult:
@@ -193,7 +214,8 @@ def run_chunk(name: str, first_line: int, chunk: str, chips, timeout: int) -> Ch
                     return res
                 res.outcome = "converted"
                 (res.unfused, res.gemms, res.fused_gemms, res.split_gemms, res.elementwise,
-                 res.reductions, res.host_copies, res.copy_kernels) = inspect(text)
+                 res.reductions, res.host_copies, res.copy_kernels, res.copy_reasons,
+                 res.folded_views) = inspect(text)
             if text is None:
                 res.compiled[chip] = "types" if _TYPE_NOT_ON_CHIP.search(message) else message
                 continue
@@ -246,6 +268,14 @@ def summary(results: list[ChunkResult], chips) -> str:
                  f"{len(copied)} ({sum(r.host_copies for r in copied)} copies); copy kernels "
                  f"(accel.copy): {sum(r.copy_kernels for r in conv)} in "
                  f"{sum(1 for r in conv if r.copy_kernels)} chunks")
+    lines.append(f"views read in place by a gemm (strided A, B or epilogue operand): "
+                 f"{sum(r.folded_views for r in conv)} in "
+                 f"{sum(1 for r in conv if r.folded_views)} chunks; copies left, by reason:")
+    reasons = Counter()
+    for r in conv:
+        reasons.update(r.copy_reasons)
+    for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"  {n:3d}  {reason}")
     for chip in chips:
         states = Counter("ok" if r.compiled.get(chip) == "ok" else
                          "types" if r.compiled.get(chip) == "types" else

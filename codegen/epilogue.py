@@ -62,6 +62,7 @@ from accel.codegen.global_copy import vector_type
 from accel.codegen.mma import MmaLayout
 from accel.codegen.workgroup_tile import RowWindow
 from accel.dialect.epilogue_program import Program
+from accel.diagnostics import AccelError
 
 # Abramowitz and Stegun 7.1.26: erf(x) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5))))
 # exp(-x^2), t = 1 / (1 + p x), for x >= 0.
@@ -77,11 +78,27 @@ class Extra:
     shape: tuple[int, ...]
     kind: str            # the indices it varies with: gmn | n | gn | m | gm | "" (scalar)
     elem: str
+    # A "gmn" operand's strides when it is a strided view (a broadcast batch, wider
+    # rows: dialect/operand_layouts.py), else None: packed row-major.
+    view_strides: tuple[int, ...] | None = None
+    view_offset: int = 0    # of a strided view: its first element in the buffer
 
     @property
     def memref(self) -> str:
         """SSA name of the kernel argument."""
         return f"%{self.name}"
+
+
+def check_extra_alignment(x: Extra, width: int) -> None:
+    """AccelError unless a strided extra operand's loads of `width` elements start at
+    multiples of `width`, as in a packed one: its offset and outer strides divisible."""
+    if x.view_strides is None:
+        return
+    offset = x.view_offset
+    if offset % width or any(s % width for s in x.view_strides[:-1]):
+        raise AccelError(f"kernel plan: epilogue operand {x.name}'s loads of {width} "
+                         f"elements are not aligned in its strided view (offset {offset}, "
+                         f"strides {list(x.view_strides)})")
 
 
 @dataclass(frozen=True)
@@ -305,9 +322,14 @@ class Epilogue:
         coords = {"g": batch, "m": row, "n": col}
         idx = [coords[ch] for ch in x.kind] or [0]
         # Redirect the first index past its extent: the whole offset is then at or past
-        # the buffer's end.
-        first_extent = {"g": self.g, "m": self.m, "n": self.n}[x.kind[0]] if x.kind else 1
-        idx[0] = em.select(ok, idx[0], first_extent)
+        # the buffer's end. In a strided view the index of its largest n * s (the
+        # buffer loads' bound, max(n * s)): a broadcast batch's stride 0 moves nothing.
+        at = 0
+        if x.view_strides is not None:
+            sizes = [e * st for e, st in zip(x.shape, x.view_strides)]
+            at = sizes.index(max(sizes))
+        extent = {"g": self.g, "m": self.m, "n": self.n}[x.kind[at]] if x.kind else 1
+        idx[at] = em.select(ok, idx[at], extent)
         names = ", ".join(em.v(i) for i in idx)
         i32s = ", ".join(["i32"] * len(idx))
         lanes = w if "n" in x.kind else 1

@@ -109,6 +109,29 @@ class OperandCopy:
     block_size: int      # threads sharing the copy
     plan: OperandPlan
     rows: RowWindow | None = None  # D rows of a one-batch [1, D, K] memref (grouped GEMM)
+    # The memref's strides when it is a strided view (dialect/operand_layouts.py), else
+    # None: packed row-major.
+    view_strides: tuple[int, ...] | None = None
+    view_offset: int = 0    # of a strided view: its first element in the buffer
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Element strides of the memref's dimensions."""
+        if self.view_strides is not None:
+            return self.view_strides
+        strides = [1] * len(self.shape)
+        for i in range(len(self.shape) - 2, -1, -1):
+            strides[i] = strides[i + 1] * self.shape[i + 1]
+        return tuple(strides)
+
+    @property
+    def out_of_range_dim(self) -> int:
+        """The dimension whose index, set to its extent, places an invalid vector past
+        the descriptor bound max(n * s) by the VGPR offset alone (the other indices are
+        non-negative): the batch for a packed memref (G * sG is the whole buffer), the
+        first of the largest n * s for a view (a broadcast batch, sG = 0, never is)."""
+        sizes = [n * s for n, s in zip(self.shape, self.strides)]
+        return sizes.index(max(sizes))
 
     @property
     def k_per_block(self) -> int:
@@ -207,6 +230,18 @@ class OperandCopy:
                              f"transposing copy of whole dwords (16-bit vectors, or 8-bit "
                              f"vectors of 4 and 4 K rows)")
 
+    def check_view_alignment(self) -> None:
+        """AccelError unless every vector load of a strided view starts at a multiple of
+        the vector width, as in a packed memref: the view's offset and its strides
+        (all but the innermost, which is 1) divisible by it."""
+        if self.view_strides is None:
+            return
+        v, offset = self.vector_width, self.view_offset
+        if offset % v or any(s % v for s in self.view_strides[:-1]):
+            raise AccelError(f"kernel plan: {self.name}'s vector loads of {v} elements are "
+                             f"not aligned in its strided view (offset {offset}, strides "
+                             f"{list(self.view_strides)}: each must be a multiple of {v})")
+
     @property
     def transposing(self) -> bool:
         """D contiguous in global memory but K contiguous (kpack runs) in LDS."""
@@ -300,12 +335,18 @@ class OperandCopy:
             return [(self._buffer_load(em, idx, vt, origin), vt)]
         if self.rows is not None:   # a row window indexes a one-batch [1, L, K] memref
             g, g_count = 0, 1
+        oob = self.out_of_range_dim
+        if oob:
+            # Batch index G (a split-K slice past K's end, k_slices.py) is not out of
+            # range by itself here: it makes the vector invalid.
+            valid = em.and_(valid, em.lt(g, g_count))
         out = []
         for r in range(kc):   # kc > 1 only for transposing copies: K rows
             d, k, ok_dk = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile,
                                        origin is not None)
-            g_idx = em.select(em.and_(valid, ok_dk), g, g_count)
-            idx = (g_idx, d, k) if self.d_first else (g_idx, k, d)
+            ok = em.and_(valid, ok_dk)
+            idx = [g, d, k] if self.d_first else [g, k, d]
+            idx[oob] = em.select(ok, idx[oob], g_count if oob == 0 else self.shape[oob])
             out.append((self._buffer_load(em, idx, vt, origin), vt))
         return out
 
@@ -319,9 +360,7 @@ class OperandCopy:
         (batch index G), as gfx9 leaves soffset out of the range check."""
         if self.plan.sgpr_offset == "none":
             return None
-        strides = [1] * len(self.shape)
-        for i in range(len(self.shape) - 2, -1, -1):
-            strides[i] = strides[i + 1] * self.shape[i + 1]
+        strides = self.strides
         if self.layout == "accel":
             d_step, k_step = strides[1], strides[2]
         else:

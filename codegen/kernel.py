@@ -11,11 +11,12 @@ dialect/kernel_plan.py).
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, replace
 
 from accel.codegen.builder import Emitter, kernel_module_text
 from accel.codegen.c_staging import CStaging, check_plan, region_bytes
-from accel.codegen.epilogue import Epilogue, Extra
+from accel.codegen.epilogue import Epilogue, Extra, check_extra_alignment
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
 from accel.codegen.k_slices import k_slice, slice_copies, split_k_kernels
@@ -28,6 +29,7 @@ from accel.dialect.accel_tile import ceil_div
 from accel.dialect.c_staging_plan import CStagingPlan
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.kernel_plan import KernelPlan
+from accel.dialect.operand_layouts import view_strides
 from accel.dialect.gemm import GemmOp, GemmShape
 from accel.dialect.gemm_types import ACCUMULATOR
 from accel.dialect.ir_helpers import memref_info
@@ -67,7 +69,15 @@ class GemmKernel:
 
     @property
     def symbol(self) -> str:
-        return self.plan.symbol
+        """The plan's symbol; with a strided-view operand (A, B, an epilogue operand),
+        a digest of the operands' types after it, since the plan's symbol names shape,
+        types and layouts, not strides: a gemm reading a view and one reading a packed
+        buffer of the same shape build different kernels."""
+        views = [x.memref_type for x in (self.a, self.b, *self.extras)
+                 if x.view_strides is not None]
+        if not views:
+            return self.plan.symbol
+        return f"{self.plan.symbol}_sv{zlib.crc32('|'.join(views).encode()):08x}"
 
     @property
     def acc_type(self) -> str:
@@ -232,15 +242,23 @@ def _build(gemm: GemmOp) -> GemmKernel:
 
     def operand(name, value, layout, d_extent, d_per_block, op_plan) -> OperandCopy:
         shp, elem = memref_info(value)
+        strides, offset = view_strides(value.type) or (None, 0)
         return OperandCopy(name=name, layout=layout, memref=f"%{name}",
                            memref_type=str(value.type), shape=tuple(shp), elem=elem,
                            d_extent=d_extent, k_extent=shape.k, d_per_block=d_per_block,
                            kpack_per_block=config.kpack_per_block, kpack=config.kpack,
-                           block_size=config.block_size(arch.wave_size), plan=op_plan)
+                           block_size=config.block_size(arch.wave_size), plan=op_plan,
+                           view_strides=strides, view_offset=offset)
+
+    def extra(i, v, kind) -> Extra:
+        shp, elem = memref_info(v)
+        strides, offset = view_strides(v.type) or (None, 0)
+        return Extra(name="bias" if fixed else f"e{i}", memref_type=str(v.type),
+                     shape=tuple(shp), kind=kind, elem=elem, view_strides=strides,
+                     view_offset=offset)
 
     fixed = gemm.epilogue in LEGACY
-    extras = tuple(Extra(name="bias" if fixed else f"e{i}", memref_type=str(v.type),
-                         shape=tuple(memref_info(v)[0]), kind=kind, elem=memref_info(v)[1])
+    extras = tuple(extra(i, v, kind)
                    for i, (v, kind) in enumerate(zip(gemm.extras, gemm.extra_kinds)))
     kernel = GemmKernel(
         arch=arch, config=config, mma=mma, g=shape.g, m=shape.m, n=shape.n, k=shape.k,
@@ -252,7 +270,12 @@ def _build(gemm: GemmOp) -> GemmKernel:
         extras=extras, c_staging=CStagingPlan.read(gemm.op))
     for op in (kernel.a, kernel.b):
         op.check_plan()
+        op.check_view_alignment()
     kernel = split_k_kernels(kernel, SplitKPlan.read(gemm.op))
+    # The epilogue's loads are as wide as its stores: the reduction kernel's, if split.
+    width = kernel.reduction.width if kernel.reduction is not None else plan.c_vector
+    for x in extras:
+        check_extra_alignment(x, width)
     if kernel.c_staging is not None:
         check_plan(kernel.c_staging, mma, config, kernel.out_type, shape.n, kernel.c_layout)
     if kernel.lds_bytes > arch.lds_bytes:

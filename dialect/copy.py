@@ -31,7 +31,10 @@ from accel.dialect.op_rules import (
 )
 from accel.target.database import get_arch
 
-ATTRIBUTES = ("arch", "shape", "input_map", "output_map")
+REQUIRED = ("arch", "shape", "input_map", "output_map")
+# `reason`, optional: why a front end copies rather than lets the reader take the view
+# in place (benchmarks/bench_migraphx_corpus.py counts copies by it).
+ATTRIBUTES = REQUIRED + ("reason",)
 
 # An index expression as a tree: ("dim", i), ("const", c), or (op, lhs, rhs) with op one
 # of add, mul, floordiv, ceildiv, mod.
@@ -83,7 +86,7 @@ class CopyOp(OpView):
 
     @classmethod
     def build(cls, inp: ir.Value, out: ir.Value, *, arch: str, shape: list[int],
-              input_exprs: list[str], output_exprs: list[str],
+              input_exprs: list[str], output_exprs: list[str], reason: str = "",
               loc: ir.Location | None = None) -> "CopyOp":
         dims = ", ".join(f"d{i}" for i in range(len(shape)))
         attrs = {"arch": ir.StringAttr.get(arch),
@@ -92,6 +95,8 @@ class CopyOp(OpView):
                      f"affine_map<({dims}) -> ({', '.join(input_exprs)})>"),
                  "output_map": ir.Attribute.parse(
                      f"affine_map<({dims}) -> ({', '.join(output_exprs)})>")}
+        if reason:
+            attrs["reason"] = ir.StringAttr.get(reason)
         op = ir.Operation.create(cls.OP_NAME, results=[], operands=[inp, out],
                                  attributes=attrs, loc=loc or ir.Location.unknown())
         return cls(op)
@@ -107,6 +112,10 @@ class CopyOp(OpView):
     @property
     def arch(self) -> str:
         return string_attr(self.op, "arch", "")
+
+    @property
+    def reason(self) -> str:
+        return string_attr(self.op, "reason", "")
 
     @property
     def shape(self) -> list[int]:
@@ -140,7 +149,8 @@ class CopyOp(OpView):
                                  f"no results")
             check_host_code(self.op)
             check_attribute_names(self.op, ATTRIBUTES)
-            for name in ATTRIBUTES:
+            string_attr(self.op, "reason")
+            for name in REQUIRED:
                 if name not in self.op.attributes:
                     raise AccelError(f"attribute '{name}' is required")
             get_arch(self.arch)

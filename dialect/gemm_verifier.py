@@ -14,7 +14,7 @@ from accel.dialect.gemm_types import (
 from accel.dialect.ir_helpers import int_attr, memref_info, string_attr
 from accel.dialect.kernel_plan import PLAN_ATTRIBUTES
 from accel.dialect.op_rules import check_bias_type, check_nonempty, check_plain_buffer
-from accel.dialect.operand_layouts import OPERAND_LAYOUTS, plain_view
+from accel.dialect.operand_layouts import OPERAND_LAYOUTS, check_operand_view, plain_view
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo
 
@@ -46,8 +46,9 @@ def _verify(gemm) -> None:
     _check_element_types(info, a_t, b_t, c_t)
     for shp, name in ((a_shape, "A"), (b_shape, "B"), (c_shape, "C")):
         check_nonempty(shp, name)
-    for v, name in ((gemm.a, "A"), (gemm.b, "B"), (gemm.c, "C")):
-        check_plain_buffer(v, name)
+    check_operand_view(gemm.a, gemm.a_layout, "A")
+    check_operand_view(gemm.b, gemm.b_layout, "B")
+    check_plain_buffer(gemm.c, "C")
     config = gemm.perf_config
     a_g, a_d, a_k = plain_view(a_shape, gemm.a_layout, "A")
     b_g, b_d, b_k = plain_view(b_shape, gemm.b_layout, "B")
@@ -195,7 +196,10 @@ def _verify_epilogue(gemm, g: int, m: int, n: int, out_t: str, acc_t: str) -> No
         if elem not in EPILOGUE_OPERAND_TYPES:
             raise AccelError(f"epilogue operand {j} has element type {elem} (expected one "
                              f"of {', '.join(EPILOGUE_OPERAND_TYPES)})")
-        check_plain_buffer(v, f"epilogue operand {j}")
+        if kind == "gmn":   # read like A and B, through its strides
+            check_operand_view(v, "row", f"epilogue operand {j}")
+        else:
+            check_plain_buffer(v, f"epilogue operand {j}")
         infos.append((kind, elem))
     try:
         program.verify(acc_t, infos)

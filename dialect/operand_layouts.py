@@ -1,14 +1,19 @@
-"""accel.gemm's operand layouts (row, transposed, accel: the shapes dialect/gemm.py lists)
-and the (G, D, K) extents each one's shape holds. D is A's M or B's N; in the accel
-layout D and K are only known padded.
+"""accel.gemm's operand layouts (row, transposed, accel: the shapes dialect/gemm.py lists),
+the (G, D, K) extents each one's shape holds, and the strided views an operand in a
+plain layout may be. D is A's M or B's N; in the accel layout D and K are only known
+padded.
 """
 
 from __future__ import annotations
 
+from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.dialect.accel_tile import AccelTile
+from accel.dialect.element_types import ELEMENT_BYTES
 
 OPERAND_LAYOUTS = ("row", "transposed", "accel")
+# MemRefType reports a dynamic stride or offset as this value (ShapedType::kDynamic).
+DYNAMIC = -(2**63)
 
 
 def reduction_extent(shape, layout: str, operand: str) -> int | None:
@@ -31,3 +36,64 @@ def plain_view(shape, layout: str, name: str) -> tuple[int, int, int]:
     # A row is [G,M,K], B row is [G,K,N]; "transposed" swaps the last two.
     d_first = (name == "A") == (layout == "row")
     return (g, x, y) if d_first else (g, y, x)
+
+
+def view_strides(t: ir.MemRefType) -> tuple[tuple[int, ...], int] | None:
+    """(strides, offset) of a memref type that is not packed row-major, None for a
+    packed one (a unit dimension's stride is never used)."""
+    strides, offset = t.get_strides_and_offset()
+    expect, packed = 1, offset == 0
+    for d, s in reversed(list(zip(t.shape, strides))):
+        packed &= d == 1 or s == expect
+        expect *= d
+    return None if packed else (tuple(strides), offset)
+
+
+def view_span(shape, strides) -> int:
+    """Elements from a view's first to one past its last: sum((n - 1) * s) + 1."""
+    return sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+
+
+def descriptor_extent(shape, strides) -> int:
+    """The elements a buffer load of a static memref checks its offsets against:
+    max(n * s), as convert-amdgpu-to-rocdl sets num_records (sim/memory.num_records)."""
+    return max(n * s for n, s in zip(shape, strides))
+
+
+def check_operand_view(value: ir.Value, layout: str, name: str) -> None:
+    """A or B may be a strided view of a larger buffer in a plain layout (a slice, a
+    batch stride, 0 for a broadcast batch, rows further apart than they are long): the
+    kernel's buffer loads index it through its strides (codegen/global_copy.py). The
+    inner dimension must be contiguous (the loads are vectors along it), every stride
+    and the offset static and non-negative, and every element of the view inside the
+    descriptor bound, so that the loads' out-of-range rule (past max(n * s) reads 0)
+    guards the padding exactly and never hides an element."""
+    t = value.type
+    if t.memory_space is not None:
+        raise AccelError(f"{name} must be in the default (global) memory space, got {t}")
+    try:
+        view = view_strides(t)
+    except RuntimeError:    # a layout map that is not strided at all
+        raise AccelError(f"{name} must be a row-major or strided memref, got {t}") from None
+    if view is None:
+        return
+    strides, offset = view
+    if layout == "accel":
+        raise AccelError(f"{name} in the accel layout must be a contiguous row-major "
+                         f"memref, got {t}")
+    if DYNAMIC in strides or offset == DYNAMIC:
+        raise AccelError(f"{name} must have static strides and offset, got {t}")
+    if offset < 0 or min(strides) < 0:
+        raise AccelError(f"{name} has a negative stride or offset, got {t}")
+    shape = list(t.shape)
+    if shape[-1] != 1 and strides[-1] != 1:
+        raise AccelError(f"{name}'s innermost dimension must have stride 1 (buffer loads "
+                         f"read vectors along it), got {t}")
+    span, bound = view_span(shape, strides), descriptor_extent(shape, strides)
+    if span > bound:
+        raise AccelError(f"{name}'s last element lies {span - 1} elements past its first, "
+                         f"outside the {bound} a buffer load of {t} checks (max(size * "
+                         f"stride)): its dimensions overlap")
+    if (offset + bound) * ELEMENT_BYTES[str(t.element_type)] >= 2**31:
+        raise AccelError(f"{name} spans {offset + bound} elements, too many for 32-bit "
+                         f"buffer offsets")

@@ -125,7 +125,8 @@ class Boundary:
         if t.st.elem != st.elem or t.view.shape != tuple(st.dims):
             raise AccelError(f"returned value of type {t.st} does not match result type {st}",
                              loc)
-        copy_into(t, out, view.index_exprs(memref_info(out)[0]), arch)
+        copy_into(t, out, view.index_exprs(memref_info(out)[0]), arch,
+                  "a returned value that no kernel wrote into its result in place")
 
 
 def _destinations(ret: ir.Operation, producers) -> dict:

@@ -22,19 +22,20 @@ def indexing(t: Tensor) -> tuple[ir.Value, list[str]]:
     return memrefs.reshape(t.base, [prod(t.base_shape)]), [t.view.offset_expr()]
 
 
-def materialize(t: Tensor, arch: str) -> Tensor:
-    """Copy `t` into a fresh row-major buffer of its logical shape, on `arch`."""
+def materialize(t: Tensor, reason: str, *, arch: str) -> Tensor:
+    """Copy `t` into a fresh row-major buffer of its logical shape, on `arch`; `reason`
+    says why its reader cannot take the view in place (the copy's `reason`)."""
     elem_t = t.base.type.element_type
     shape = list(t.view.shape)
     base = memrefs.alloc(shape, elem_t)
     out = Tensor(base, View.contiguous(shape), t.st)
-    copy_into(t, *indexing(out), arch)
+    copy_into(t, *indexing(out), arch, reason)
     return out
 
 
-def copy_into(t: Tensor, out: ir.Value, exprs: list[str], arch: str) -> None:
+def copy_into(t: Tensor, out: ir.Value, exprs: list[str], arch: str, reason: str) -> None:
     """Copy `t` into memref `out` at index expressions `exprs` of its logical index, on
-    `arch`."""
+    `arch`, for `reason`."""
     src, src_exprs = indexing(t)
     CopyOp.build(src, out, arch=arch, shape=list(t.view.shape), input_exprs=src_exprs,
-                 output_exprs=exprs, loc=ir.Location.current)
+                 output_exprs=exprs, reason=reason, loc=ir.Location.current)

@@ -9,9 +9,12 @@ warning) and the arch.
 Each operand's view is matched against the layouts accel.gemm reads in place: `row`,
 `transposed`, and, when the dot has a perf config, `accel` with that config's blocking
 (seed 001's transpose [0,1,4,2,3,5] + reshape chain, i.e. rocMLIR's
-aAccelLayout/bAccelLayout). A view that matches none (an accel-like chain blocked
-differently from the perf config, a slice) is materialised: copied into a row-major
-buffer. C is written in place into the function's out-parameter when the result reaches
+aAccelLayout/bAccelLayout). Failing those, a view whose three dimensions are each one
+stride, one inner side contiguous (a slice, a batch stride, a broadcast batch), is read
+in place as a strided memref (accel.migraphx.strided). Any other view (an accel-like
+chain blocked differently from the perf config, a dimension of two strides, no
+contiguous side) is materialised: copied into a row-major buffer, the copy naming why.
+C is written in place into the function's out-parameter when the result reaches
 `return` through transposes/reshapes that spell `row` or `accel` (c_layout = "accel",
 blocked mPerBlock x kpackPerBlock x kpack with N as the blocked reduction-like side) in
 that out-parameter's memory; otherwise into a temporary row-major buffer.
@@ -32,6 +35,7 @@ from accel.migraphx import memrefs
 from accel.migraphx.boundary import Boundary
 from accel.migraphx.epilogue import Fused
 from accel.migraphx.shaped import ShapedType
+from accel.migraphx.strided import as_strided, single_strides
 from accel.migraphx.tensor import Tensor
 from accel.migraphx.view import View
 from accel.migraphx.view_ops import pure_view
@@ -102,6 +106,11 @@ def accel_chain(shape6, g: int, d: int, k: int, transposed: bool) -> View:
     [G, D, K] and, for B, transpose to [G, K, D]."""
     view = View.contiguous(shape6).transpose([0, 1, 4, 2, 3, 5]).reshape([g, d, k])
     return view.transpose([0, 2, 1]) if transposed else view
+
+
+def _contiguous(dim) -> bool:
+    """Is a view dimension (its digits) of extent 1 or one run of stride 1?"""
+    return dim == () or len(dim) == 1 and dim[0][1] == 1
 
 
 def check_shape(op, shape, st: ShapedType) -> None:
@@ -177,10 +186,11 @@ class DotLowering:
 
     def _operand(self, t: Tensor, name: str, g: int, d: int, k: int,
                  config: PerfConfig | None) -> tuple[ir.Value, str]:
-        """The memref and layout through which accel.gemm reads operand `t` in place,
-        else a row-major copy."""
+        """The memref and layout through which accel.gemm reads operand `t` in place
+        (packed, or a strided view: accel.migraphx.strided), else a row-major copy."""
         plain = [g, d, k] if name == "A" else [g, k, d]
         view = t.view.reshape(plain)
+        why = "a batch that regroups dimensions of several strides"
         if view is not None:
             swapped = [g, plain[2], plain[1]]
             candidates = [("row", View.contiguous(plain), plain),
@@ -196,8 +206,33 @@ class DotLowering:
             for layout, cand, shape in candidates:
                 if view.same_as(cand) and prod(shape) == numel:
                     return memrefs.reshape(t.base, shape), layout
-        copy = self.materialize(t)
+            mem, layout, why = self._strided(t, view, name)
+            if mem is not None:
+                return mem, layout
+        copy = self.materialize(t, f"a dot operand {name} with {why}")
         return memrefs.reshape(copy.base, plain), "row"
+
+    @staticmethod
+    def _strided(t: Tensor, view: View, name: str) -> tuple[ir.Value | None, str, str]:
+        """(strided memref, layout, "") of plain view `view` ([G, M, K] for A, [G, K, N]
+        for B) in the orientation whose inner side has stride 1 (K: A row, B
+        transposed), or (None, "", why not)."""
+        d_name = "M" if name == "A" else "N"
+        g_dim, *mk = view.dims
+        d_dim, k_dim = mk if name == "A" else mk[::-1]
+        _, why = single_strides(View((g_dim, d_dim, k_dim)), ("the batch", d_name, "K"))
+        if why:
+            return None, "", why
+        if not (_contiguous(k_dim) or _contiguous(d_dim)):
+            return None, "", f"neither {d_name} nor K of stride 1"
+        if _contiguous(k_dim):
+            names, dims = ("the batch", d_name, "K"), (g_dim, d_dim, k_dim)
+            layout = "row" if name == "A" else "transposed"
+        else:
+            names, dims = ("the batch", "K", d_name), (g_dim, k_dim, d_dim)
+            layout = "transposed" if name == "A" else "row"
+        mem, why = as_strided(t, View(dims, view.offset), names)
+        return mem, layout, why
 
     def _destination(self, op, want, g: int, m: int, n: int, config: PerfConfig | None,
                      views: list[ir.Operation] = ()) -> tuple[ir.Value, str] | None:

@@ -233,7 +233,8 @@ class ElementwiseLowering:
         view = t.view.reshape(half)
         found = extra_buffer(Tensor(t.base, view, t.st), half) if view is not None else None
         if found is None or found[0] != "gmn":
-            found = ("gmn", memrefs.reshape(self.materialize(t).base, half))
+            found = ("gmn", memrefs.reshape(self.materialize(
+                t, "an int4 operand that is not packed row-major").base, half))
         st = ShapedType(out_st.dims, "si8", out_st.strides)
         return self._kernel(op, [], "", st, "none", list(out_st.dims), packed=[
             (found[1], t.base, "u4" if t.st.is_unsigned else "s4")])
@@ -266,7 +267,8 @@ class ElementwiseLowering:
             found = extra_buffer(Tensor(t.base, view, t.st), gmn) if view is not None else None
             base = t.base
             if found is None:
-                copy = self.materialize(t)
+                copy = self.materialize(t, "an elementwise kernel's input that is no "
+                                           "broadcast the kernel reads")
                 found = extra_buffer(Tensor(copy.base, copy.view.reshape(gmn), copy.st), gmn)
                 base = copy.base
             kinds.append(found[0])

@@ -34,6 +34,7 @@ from accel.dialect.epilogue_program import OPS, ROUND_TYPES
 from accel.dialect.gemm_types import ACCUMULATOR, EPILOGUE_OPERAND_TYPES, OUTPUT_TYPES
 from accel.migraphx import memrefs
 from accel.migraphx.shaped import ShapedType
+from accel.migraphx.strided import as_strided
 from accel.migraphx.tensor import Tensor
 from accel.migraphx.view import View
 
@@ -160,6 +161,18 @@ def extra_buffer(t: Tensor, dims) -> tuple[str, ir.Value] | None:
     return None
 
 
+def strided_extra(t: Tensor, dims) -> tuple[tuple[str, ir.Value] | None, str]:
+    """(("gmn", strided memref), "") through which the epilogue reads `t` (of shape
+    `dims`) as a view with N contiguous (accel.migraphx.strided: e.g. one [M, N] matrix
+    for every batch, batch stride 0), or (None, why not)."""
+    *batch, m, n = dims
+    view = t.view.reshape([prod(batch), m, n])
+    if view is None:
+        return None, "a batch that regroups dimensions of several strides"
+    mem, why = as_strided(t, view, ("the batch", "M", "N"))
+    return (("gmn", mem), "") if mem is not None else (None, why)
+
+
 @dataclass(frozen=True)
 class _Checkpoint:
     ops: int              # chain ops taken
@@ -186,7 +199,7 @@ class Fuser:
 
     def __init__(self, in_type: str, dot_value: ir.Value, operand, materialize,
                  trees: frozenset = frozenset(), closed: frozenset | None = None):
-        # operand(value) -> its Tensor; materialize(tensor) -> a row-major copy of it;
+        # operand(value) -> its Tensor; materialize(tensor, reason) -> a row-major copy;
         # trees: operand_trees' ops, computed in the epilogue where their values are read;
         # closed: the op counts at which the ops taken may end (Region.closed).
         dot_st = _shaped(dot_value)
@@ -331,13 +344,18 @@ class Fuser:
                                 f"{self.in_type} gemm reads")
         view = self._to_dot_space(t.view)
         if view is None:   # regrouped unlike the views undo: copy, then map back
-            t = self.materialize(t)
+            t = self.materialize(t, "an epilogue operand regrouped unlike the chain's views")
             view = self._to_dot_space(t.view)
             if view is None:
                 return self._refuse("an operand cannot be read back through the chain's "
                                     "views")
         t = Tensor(t.base, view, t.st)
-        found = extra_buffer(t, self.dims) or extra_buffer(self.materialize(t), self.dims)
+        found = extra_buffer(t, self.dims)
+        if found is None:
+            found, why = strided_extra(t, self.dims)
+        if found is None:
+            found = extra_buffer(self.materialize(t, f"an epilogue operand with {why}"),
+                                 self.dims)
         kind, mem = found
         self.extras.append(mem)
         self.kinds.append(kind)

@@ -123,7 +123,7 @@ def slice_view(op: ir.Operation, view: View) -> View | None:
 
 def view_op(op: ir.Operation, t: Tensor, out_st: ShapedType, materialize) -> Tensor:
     """`t` through view op `op` (one of VIEW_OPS); a reshape or slice that cannot
-    regroup `t`'s view reads a row-major copy, `materialize(t)`, instead."""
+    regroup `t`'s view reads a row-major copy, `materialize(t, reason)`, instead."""
     name = op.name
     if name == "migraphx.multibroadcast":
         return multibroadcast(op, t)
@@ -134,6 +134,6 @@ def view_op(op: ir.Operation, t: Tensor, out_st: ShapedType, materialize) -> Ten
     regroup = reshape_view if name == "migraphx.reshape" else slice_view
     view = regroup(op, t.view)
     if view is None:
-        t = materialize(t)
+        t = materialize(t, f"a '{name}' regrouping dimensions of several strides")
         view = regroup(op, t.view)
     return Tensor(t.base, view, out_st)

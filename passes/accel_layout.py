@@ -161,7 +161,7 @@ class _Operand:
         plain = self.value
         with ir.InsertionPoint(self.gemm.op):
             packed = memref.AllocOp(_memref_type(self.tile.shape(g, d, k), plain), [], []).result
-            PackOp.build(plain, packed, transposed=self.transposed)
+            PackOp.build(plain, packed, transposed=self.transposed, loc=self.gemm.location)
         with ir.InsertionPoint.after(self.gemm.op):
             memref.DeallocOp(packed)
         self._use(packed)

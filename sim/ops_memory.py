@@ -228,6 +228,14 @@ def _raw_elements(st, r, m, idx, info, n, index_offset, sgpr, check, where_, ver
         if sg is not None and (valid != (voffs + eb <= records)).any():
             raise AccelError(f"simulator: raw buffer {verb} whose range check depends on its "
                              f"sgprOffset (gfx9 leaves soffset out of it)", location=where_)
+        # A strided view's descriptor (max(size * stride) from the view's start) may
+        # reach past its buffer's end: an access there is a real one, not a dropped one.
+        shape = np.broadcast_shapes(elem.shape, valid.shape)
+        inside = np.broadcast_to(elem, shape)[np.broadcast_to(valid, shape)]
+        if inside.size and (inside.min() < 0 or inside.max() >= view.buf.data.size):
+            raise AccelError(f"simulator: raw buffer {verb} inside its descriptor's range "
+                             f"but outside {view.buf.name}: a memory fault on hardware",
+                             location=where_)
     else:
         valid = np.ones(offs.shape, dtype=bool)
         if elem.min() < 0 or elem.max() >= view.buf.data.size:

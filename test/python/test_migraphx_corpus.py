@@ -98,3 +98,21 @@ def test_elementwise_work_is_never_the_reason_a_chunk_stops(corpus_results):
                f"'migraphx.{o}' is not supported" in r["message"] for o in ops))]
     assert not bad, "\n".join(bad)
     assert sum(r["elementwise"] for r in corpus_results) > 0
+
+
+def test_slices_and_broadcasts_feeding_a_dot_are_not_copied(corpus_results):
+    """rocMLIR's gemm-layouts tests (sliced K, sliced or broadcast B, broadcast K,
+    transposed A/B) and mixr-slice-dot: every view their dots and epilogues read is
+    packed or one stride per dimension, so the gemm reads it in place (no accel.copy;
+    all but unitdim-m, whose views are all packed, read a strided one). batch-first
+    (inner stride 2: no contiguous side) is the exception and names its reason."""
+    chunks = [r for r in corpus_results if "gemm-layouts" in r["chunk"]
+              or "mixr-slice-dot" in r["chunk"]]
+    assert len(chunks) >= 10
+    for r in chunks:
+        assert r["outcome"] == "converted", r
+        if "batch-first" in r["chunk"]:
+            assert r["copy_kernels"] and all("stride 1" in k for k in r["copy_reasons"]), r
+        else:
+            assert r["copy_kernels"] == 0, r
+            assert r["folded_views"] > 0 or "unitdim-m" in r["chunk"], r

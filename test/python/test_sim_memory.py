@@ -97,6 +97,20 @@ def test_raw_buffer_num_records_of_a_strided_view():
     assert R.tolist() == [2 + 31, 0]
 
 
+def test_raw_buffer_inside_the_descriptor_but_outside_the_array_faults():
+    # The same view over a 30-element buffer: [3, 7] (element 33) is inside the
+    # descriptor (max(size * stride) = 32 from offset 2) but past the buffer's end,
+    # a real access on hardware, not a dropped one.
+    t = "memref<4x4xf32, strided<[8, 1], offset: 2>>"
+    body = f"""
+      %c3 = arith.constant 3 : i32
+      %c7 = arith.constant 7 : i32
+      %a = amdgpu.raw_buffer_load %X[%c3, %c7] : {t}, i32, i32 -> f32
+"""
+    with pytest.raises(AccelError, match="inside its descriptor's range but outside"):
+        run(kernel(f"%X: {t}", body), [np.zeros(30, np.float32)])
+
+
 def test_raw_buffer_without_bounds_check_faults_outside_the_array():
     body = """
       %c9 = arith.constant 9 : i32

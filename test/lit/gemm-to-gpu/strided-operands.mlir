@@ -1,0 +1,52 @@
+// RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' --split-input-file | FileCheck %s
+
+// B is one [256, 48] matrix for both batches (batch stride 0) with rows 56 apart,
+// starting at element 8: the kernel takes it as that strided memref (one bare pointer,
+// the buffer's start) and its loads index it through the strides. The batch index G
+// would not leave the view here (2 * 0 = 0), so an invalid vector (a thread past the
+// tile's last unit, or a batch past G) has its K index set to K = 256 instead: the
+// largest of size * stride (256 * 56, the descriptor's bound), out of range by itself.
+// The k-tile's origin in sgprOffset is 32 K rows of the view: kt * 32 * 56 = kt * 1792
+// (a packed B's would be kt * 32 * 48).
+// CHECK-LABEL: gpu.func @accel_gemm_g2_m64_n48_k256_f16_f16_gfx942
+// CHECK-SAME: %arg1: memref<2x256x48xf16, strided<[0, 56, 1], offset: 8>>
+// CHECK: %[[Z:.*]] = arith.index_castui %block_id_z
+// CHECK: %[[IN_G:.*]] = arith.cmpi ult, %[[Z]], %c2_i32 : i32
+// CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %[[IN_G]] : i1
+// CHECK: %[[K:.*]] = arith.select %[[OK]], %{{.*}}, %c256_i32 : i32
+// CHECK: amdgpu.raw_buffer_load %arg1[%[[Z]], %[[K]], %{{.*}}] : memref<2x256x48xf16, strided<[0, 56, 1], offset: 8>>
+// CHECK: scf.for
+// CHECK: %[[ORIGIN:.*]] = arith.muli %{{.*}}, %c1792_i32 : i32
+// CHECK: amdgpu.raw_buffer_load %arg1[%[[Z]], %[[K]], %{{.*}}] sgprOffset %[[ORIGIN]] : memref<2x256x48xf16, strided<[0, 56, 1], offset: 8>>
+func.func @broadcast_batch(%a: memref<2x64x256xf16>, %b: memref<2x256x48xf16, strided<[0, 56, 1], offset: 8>>, %c: memref<2x64x48xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16>, memref<2x256x48xf16, strided<[0, 56, 1], offset: 8>>, memref<2x64x48xf16>) -> ()
+  return
+}
+
+// -----
+
+// A sliced along K (rows 320 apart, 256 of them used; M = 60 is ragged) keeps the
+// batch as its largest size * stride (2 * 20480): the packed rule, batch index G = 2
+// for a vector past M.
+// CHECK-LABEL: gpu.func @accel_gemm_g2_m60_n48_k256_f16_f16_gfx942
+// CHECK-SAME: %arg0: memref<2x60x256xf16, strided<[20480, 320, 1], offset: 64>>
+// CHECK: %[[G:.*]] = arith.select %{{.*}}, %{{.*}}, %c2_i32 : i32
+// CHECK: amdgpu.raw_buffer_load %arg0[%[[G]], %{{.*}}, %{{.*}}] : memref<2x60x256xf16, strided<[20480, 320, 1], offset: 64>>
+func.func @k_slice(%a: memref<2x60x256xf16, strided<[20480, 320, 1], offset: 64>>, %b: memref<2x256x48xf16>, %c: memref<2x60x48xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x60x256xf16, strided<[20480, 320, 1], offset: 64>>, memref<2x256x48xf16>, memref<2x60x48xf16>) -> ()
+  return
+}
+
+// -----
+
+// Two gemms of one shape and plan, one reading A packed and one through a view, build
+// different kernels: the view's kernel takes a digest of its operand types after the
+// plan's symbol.
+// CHECK-LABEL: func.func @packed_and_view
+// CHECK: gpu.launch_func @accel_gemm_g2_m64_n48_k256_f16_f16_gfx942::@accel_gemm_g2_m64_n48_k256_f16_f16_gfx942 {{.*}} args(%arg0 : memref<2x64x256xf16>
+// CHECK: gpu.launch_func @[[VIEW:accel_gemm_g2_m64_n48_k256_f16_f16_gfx942_sv[0-9a-f]+]]::@[[VIEW]] {{.*}} args(%arg1 : memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>
+func.func @packed_and_view(%a: memref<2x64x256xf16>, %a2: memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>, %b: memref<2x256x48xf16>, %c: memref<2x64x48xf16>, %c2: memref<2x64x48xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16>, memref<2x256x48xf16>, memref<2x64x48xf16>) -> ()
+  "accel.gemm"(%a2, %b, %c2) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>, memref<2x256x48xf16>, memref<2x64x48xf16>) -> ()
+  return
+}

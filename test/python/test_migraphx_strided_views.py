@@ -1,0 +1,126 @@
+"""MIGraphX view ops (slice, transpose, broadcast / multibroadcast) feeding a dot or its
+epilogue are read in place by the gemm kernel as strided views: no accel.copy, one
+kernel launch, exact against numpy in the simulator on every chip. A view the gemm
+cannot read (an unaligned slice) is still copied, and the copy says why."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from accel.bindings import ir, new_context
+from accel.check import OUT_EPS, compare, random_operand, reference
+from accel.dialect.copy import CopyOp
+from accel.dialect.ir_helpers import collect_ops
+from accel.migraphx import translate
+from accel.pipelines.textual import run_pipeline
+from accel.sim import run_host
+
+ARCHES = ("gfx942", "gfx1100", "gfx1201")
+FRONT = "accel-from-migraphx"
+REST = ("accel-affix-perf-config, accel-layout, accel-lower-pack, accel-plan-kernel, "
+        "accel-gemm-to-gpu, accel-copy-to-gpu")
+
+
+def lower(text: str, arch: str) -> tuple[ir.Module, str]:
+    """(the compiled module, the text accel-from-migraphx made)."""
+    module = ir.Module.parse(translate(text.replace("##ARCH##", arch), "input.mlir"))
+    run_pipeline(module, FRONT)
+    converted = str(module)
+    run_pipeline(module, REST)
+    return module, converted
+
+
+def kernels(module) -> list[str]:
+    return [str(op.attributes["kernel"]) for op in collect_ops(module, "gpu.launch_func")]
+
+
+# mixr-slice-dot's pattern, smaller: Q and K are column blocks of one [S, 3 * H * D]
+# buffer, split into H heads by reshape + transpose; K's block starts at column H * D.
+HEADS = """
+func.func @heads(%qkv: !migraphx.shaped<1x40x192xf16, 7680x192x1>) -> !migraphx.shaped<1x4x40x40xf32, 6400x1600x40x1> attributes {rock.arch = "##ARCH##"} {
+  %q = migraphx.slice %qkv {axes = [2], starts = [0], ends = [64]} : <1x40x192xf16, 7680x192x1> -> <1x40x64xf16, 7680x192x1>
+  %k = migraphx.slice %qkv {axes = [2], starts = [64], ends = [128]} : <1x40x192xf16, 7680x192x1> -> <1x40x64xf16, 7680x192x1>
+  %qr = migraphx.reshape %q {dims = [1, 40, 4, 16]} : <1x40x64xf16, 7680x192x1> -> <1x40x4x16xf16, 7680x192x16x1>
+  %kr = migraphx.reshape %k {dims = [1, 40, 4, 16]} : <1x40x64xf16, 7680x192x1> -> <1x40x4x16xf16, 7680x192x16x1>
+  %qt = migraphx.transpose %qr {permutation = [0, 2, 1, 3]} : <1x40x4x16xf16, 7680x192x16x1> -> <1x4x40x16xf16, 7680x16x192x1>
+  %kt = migraphx.transpose %kr {permutation = [0, 2, 3, 1]} : <1x40x4x16xf16, 7680x192x16x1> -> <1x4x16x40xf16, 7680x16x1x192>
+  %0 = migraphx.dot %qt, %kt : <1x4x40x16xf16, 7680x16x192x1>, <1x4x16x40xf16, 7680x16x1x192> -> <1x4x40x40xf32, 6400x1600x40x1>
+  return %0 : !migraphx.shaped<1x4x40x40xf32, 6400x1600x40x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_head_split_slices_are_read_in_place(arch):
+    rng = np.random.default_rng(1)
+    with new_context():
+        module, converted = lower(HEADS, arch)
+        assert "accel.copy" not in converted
+        assert converted.count("memref.reinterpret_cast") == 2
+        assert "strided<[16, 192, 1], offset: 64>" in converted   # K: B transposed
+        assert kernels(module) == [k for k in kernels(module) if "accel_gemm" in k]
+        qkv = random_operand(rng, "f16", (1, 40, 192))
+        out = np.full((1, 4, 40, 40), np.nan, dtype=np.float32)
+        run_host(module, "heads", [qkv, out], arch=arch)
+    q = qkv[0, :, :64].reshape(40, 4, 16).transpose(1, 0, 2)
+    k = qkv[0, :, 64:128].reshape(40, 4, 16).transpose(1, 2, 0)
+    ref, tol = reference(np.ascontiguousarray(q), np.ascontiguousarray(k), "f16", "f32")
+    result = compare(out[0], ref, tol)
+    assert result.ok, result.describe(out[0], ref)
+
+
+# rocMLIR's gemm-layouts sliced-k / broadcasted-b: A's K is a slice of wider rows, B
+# one [K, N] matrix for both batches, and the add's operand one [M, N] matrix for both
+# batches (multibroadcast, batch stride 0), fused into the gemm's epilogue.
+BROADCASTS = """
+func.func @bcast(%a: !migraphx.shaped<2x24x48xf16, 1152x48x1>, %b: !migraphx.shaped<32x40xf16, 40x1>, %x: !migraphx.shaped<24x40xf16, 40x1>) -> !migraphx.shaped<2x24x40xf16, 960x40x1> attributes {rock.arch = "##ARCH##"} {
+  %as = migraphx.slice %a {axes = [2], starts = [8], ends = [40]} : <2x24x48xf16, 1152x48x1> -> <2x24x32xf16, 1152x48x1>
+  %bb = migraphx.multibroadcast %b {out_lens = [2, 32, 40]} : <32x40xf16, 40x1> -> <2x32x40xf16, 0x40x1>
+  %xb = migraphx.multibroadcast %x {out_lens = [2, 24, 40]} : <24x40xf16, 40x1> -> <2x24x40xf16, 0x40x1>
+  %0 = migraphx.dot %as, %bb : <2x24x32xf16, 1152x48x1>, <2x32x40xf16, 0x40x1> -> <2x24x40xf16, 960x40x1>
+  %1 = migraphx.add %0, %xb : <2x24x40xf16, 960x40x1>, <2x24x40xf16, 0x40x1> -> <2x24x40xf16, 960x40x1>
+  return %1 : !migraphx.shaped<2x24x40xf16, 960x40x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_slice_and_broadcasts_are_read_in_place(arch):
+    rng = np.random.default_rng(2)
+    with new_context():
+        module, converted = lower(BROADCASTS, arch)
+        assert "accel.copy" not in converted
+        assert "strided<[0, 40, 1]>" in converted     # B and the epilogue operand
+        (launch,) = kernels(module)
+        assert "_ep_add_" in launch
+        a = random_operand(rng, "f16", (2, 24, 48))
+        b = random_operand(rng, "f16", (32, 40))
+        x = random_operand(rng, "f16", (24, 40))
+        out = np.full((2, 24, 40), np.nan, dtype=np.float16)
+        run_host(module, "bcast", [a, b, x, out], arch=arch)
+    ref, tol = reference(np.ascontiguousarray(a[:, :, 8:40]), np.stack([b, b]), "f16", "f32")
+    ref = ref + x.astype(np.float64)
+    tol = tol + OUT_EPS["f16"] * np.abs(ref) + 2.0**-24
+    result = compare(out, ref, tol)
+    assert result.ok, result.describe(out, ref)
+
+
+UNALIGNED = """
+func.func @unaligned(%a: !migraphx.shaped<1x16x40xf16, 640x40x1>, %b: !migraphx.shaped<1x32x16xf16, 512x16x1>) -> !migraphx.shaped<1x16x16xf32, 256x16x1> attributes {rock.arch = "gfx942"} {
+  %as = migraphx.slice %a {axes = [2], starts = [3], ends = [35]} : <1x16x40xf16, 640x40x1> -> <1x16x32xf16, 640x40x1>
+  %0 = migraphx.dot %as, %b : <1x16x32xf16, 640x40x1>, <1x32x16xf16, 512x16x1> -> <1x16x16xf32, 256x16x1>
+  return %0 : !migraphx.shaped<1x16x16xf32, 256x16x1>
+}
+"""
+
+
+def test_unaligned_slice_is_copied_with_its_reason():
+    """Columns 3..35: an offset of 6 bytes, no 16-byte multiple; the copy names it."""
+    with new_context():
+        module = ir.Module.parse(translate(UNALIGNED, "input.mlir"))
+        run_pipeline(module, FRONT)
+        (copy,) = [CopyOp(op) for op in collect_ops(module, "accel.copy")]
+        assert copy.reason == ("a dot operand A with offset or strides not multiples of "
+                               "16 bytes")
+        assert "memref.reinterpret_cast" not in str(module)
