@@ -19,15 +19,21 @@ beside wall time.
 `--stages` prints where each kernel's CPU time goes instead, a stage at a time (best
 of N each, the library's steps run one by one): the module text with perf-config
 selection, parse and Kernel IR (accel's passes and codegen), each upstream pass of the
-kernel lowering on its own, the LLVM backend to assembly alone (gpu-module-to-binary
-format=isa: translation, LLVM's middle end, the AMDGPU backend, the assembly print),
-and the serialization as the library runs it (the backend again, plus assembling and
-linking, and on WMMA chips accel-wmma-banks), with the ld.lld link's own CPU.
+kernel lowering on its own, LLVM's translation and middle end alone (gpu-module-to-binary
+format=offloading: the LLVM IR the backend would take), LLVM to assembly alone
+(format=isa: the same plus the AMDGPU backend and the assembly print), on WMMA chips
+accel-wmma-banks' renumbering of that assembly (Python, wmma_banks.renumber), and the
+serialization as the library runs it (the backend again, plus assembling and linking,
+and on WMMA chips the renumbering), with the ld.lld link's own CPU. Each row names the
+kernel's tile (MxNxK, the MMA size) and how many kernels the GEMM has (2: split-K's
+partial products and reduction), since a kernel's time follows its tile; the load
+average before and after is printed, the measure of how much the neighbours took.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import time
@@ -35,7 +41,7 @@ import time
 from accel.api import compile_gemm, gemm_module_text, shared_context
 from accel.bindings import ir
 from accel.passes import wmma_banks
-from accel.pipelines.kernel import LLVM_ASSEMBLY, KernelPipeline, kernel_lowering
+from accel.pipelines.kernel import KernelPipeline, binaries, kernel_lowering
 from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import UpstreamSegment, run_steps, split_top_level
 
@@ -64,6 +70,7 @@ def main() -> None:
     if args.stages:
         stages(args.repeat, args.assembly)
         return
+    print(f"load average before: {load_average()}")
     for arch in ARCHES:  # warm-up: bindings, linker shim, each target's first use
         compile_gemm(arch, m=64, n=64, k=64, assembly=args.assembly)
     rows = {"best": [], "median": [], "best cpu": [], "median cpu": []}
@@ -89,6 +96,7 @@ def main() -> None:
           f"median {med['median cpu']:.1f})")
     print(f"median compile latency per kernel: {med['best']:.1f} ms (best of {args.repeat}; "
           f"target <= 100 ms)")
+    print(f"load average after: {load_average()}")
 
 
 def lowering_passes(arch: str) -> list[str]:
@@ -105,14 +113,17 @@ def lowering_passes(arch: str) -> list[str]:
 
 def stages(repeat: int, assembly: bool) -> None:
     """Per kernel, the best CPU time of each stage of `compile_gemm`, run one by one."""
+    print(f"load average before: {load_average()}")
     for arch in ARCHES:  # warm-up, as for whole compiles
         compile_gemm(arch, m=64, n=64, k=64, assembly=assembly)
     names = ["text+select", "kernel IR"]
     passes = {arch: lowering_passes(arch) for arch in ARCHES}
     short = [p.split("(")[-1].split("{")[0].rstrip(")").replace("convert-", "")
              for p in passes[ARCHES[0]]]
-    names += short + ["LLVM to ISA", "serialize", "of it ld.lld"]
-    print(f"{'':42} " + " ".join(f"{n:>{max(len(n), 6)}}" for n in names) + "  (ms CPU)")
+    names += short + ["LLVM opt", "LLVM to ISA", "renumber", "serialize", "of it ld.lld"]
+    width = [max(len(n), 6) for n in names]
+    print(f"{'':42} {'tile':19} " + " ".join(f"{n:>{w}}" for n, w in zip(names, width))
+          + "  (ms CPU)")
     rows = []
     for arch in ARCHES:
         pipeline = KernelPipeline(arch=arch)
@@ -128,32 +139,58 @@ def stages(repeat: int, assembly: bool) -> None:
                     times.append(cpu_seconds() - start)
                     start = cpu_seconds()
                     module = ir.Module.parse(text)
-                    pipeline.to_kernel_ir(module)
+                    kernels = pipeline.to_kernel_ir(module).gemms
                     times.append(cpu_seconds() - start)
                     for segment in passes[arch]:
                         start = cpu_seconds()
                         run_steps(module, [UpstreamSegment(segment, verify=False)])
                         times.append(cpu_seconds() - start)
                     lowered = str(module)
-                    isa_only = ir.Module.parse(lowered)
+                    for fmt in ("offloading", "isa"):
+                        alone = ir.Module.parse(lowered)
+                        start = cpu_seconds()
+                        run_steps(alone, [UpstreamSegment(f"gpu-module-to-binary{{format={fmt}}}",
+                                                          verify=False)])
+                        times.append(cpu_seconds() - start)
                     start = cpu_seconds()
-                    run_steps(isa_only, [UpstreamSegment(LLVM_ASSEMBLY, verify=False)])
+                    if wmma_banks.applies(arch):
+                        for asm in binaries(alone).values():
+                            wmma_banks.renumber(asm.decode())
                     times.append(cpu_seconds() - start)
                     start, start_link = cpu_seconds(), children_cpu_seconds()
                     serialize(module, assembly, pipeline)
                     times += [cpu_seconds() - start, children_cpu_seconds() - start_link]
                 best = [min(b, x) for b, x in zip(best, times)]
             rows.append(best)
-            print(f"{arch:8} g={g} m={m:<5} n={n:<6} k={k:<5} {t:5} "
-                  + " ".join(f"{v * 1e3:{max(len(nm), 6)}.1f}" for v, nm in zip(best, names)))
+            cfg = kernels[0].config
+            tile = (f"{cfg.m_per_block}x{cfg.n_per_block}x{cfg.k_per_block} "
+                    f"{cfg.mn_per_xdl}{' x2' if kernels[0].reduction is not None else ''}")
+            print(f"{arch:8} g={g} m={m:<5} n={n:<6} k={k:<5} {t:5} {tile:19} "
+                  + " ".join(f"{v * 1e3:{w}.1f}" for v, w in zip(best, width)))
     med = [statistics.median(col) for col in zip(*rows)]
-    print(f"{'median over ' + str(len(rows)) + ' kernels':42} "
-          + " ".join(f"{v * 1e3:{max(len(nm), 6)}.1f}" for v, nm in zip(med, names)))
-    # A compile is every stage but the separate ISA-only run; the link is inside serialize.
-    compile_stages = [i for i, nm in enumerate(names) if nm not in ("LLVM to ISA", "of it ld.lld")]
+    print(f"{'median over ' + str(len(rows)) + ' kernels':62} "
+          + " ".join(f"{v * 1e3:{w}.1f}" for v, w in zip(med, width)))
+    # A compile is every stage but the separate runs (the link and the renumbering are
+    # inside serialize).
+    alone = ("LLVM opt", "LLVM to ISA", "renumber", "of it ld.lld")
+    compile_stages = [i for i, nm in enumerate(names) if nm not in alone]
     print(f"median of a compile's stages summed: "
           f"{statistics.median(sum(r[i] for i in compile_stages) for r in rows) * 1e3:.1f} ms "
           f"a kernel (assembly {'on' if assembly else 'off'})")
+    at = {nm: i for i, nm in enumerate(names)}
+    python = [r[at["text+select"]] + r[at["kernel IR"]] + r[at["renumber"]] for r in rows]
+    upstream = [sum(r[at[nm]] for nm in short) for r in rows]
+    backend = [r[at["LLVM to ISA"]] - r[at["LLVM opt"]] for r in rows]
+    print("medians a kernel: accel's Python (selection, Kernel IR, renumbering) "
+          f"{statistics.median(python) * 1e3:.1f} ms; upstream MLIR lowering "
+          f"{statistics.median(upstream) * 1e3:.1f} ms; LLVM translation and middle end "
+          f"{med[at['LLVM opt']] * 1e3:.1f} ms; LLVM backend to assembly (ISA - opt) "
+          f"{statistics.median(backend) * 1e3:.1f} ms; ld.lld {med[at['of it ld.lld']] * 1e3:.1f} ms")
+    print(f"load average after: {load_average()}")
+
+
+def load_average() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def children_cpu_seconds() -> float:
