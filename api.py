@@ -302,7 +302,7 @@ def launch_order(module: ir.Module) -> list[str]:
                 order.append(symbol)
         return ir.WalkResult.ADVANCE
 
-    module.operation.walk(visit)
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
     return order
 
 
