@@ -292,13 +292,17 @@ def launch_order(module: ir.Module) -> list[str]:
     order: list[str] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "gpu.module":
+            # A kernel launches nothing; its body is most of the module's ops (~560 of
+            # ~580 for a 4096^3 gemm, 0.8 ms of Python callbacks a compile).
+            return ir.WalkResult.SKIP
         if op.name == "gpu.launch_func":
             symbol = str(op.attributes["kernel"]).rsplit("::@", 1)[-1]
             if symbol not in order:
                 order.append(symbol)
         return ir.WalkResult.ADVANCE
 
-    module.operation.walk(visit)
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
     return order
 
 

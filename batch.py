@@ -266,9 +266,24 @@ def compile_module_batch(text: str, *, filename: str = "<module>", arch: str | N
     entries are the gemms in program order; `arch` defaults to theirs and all must agree.
     A module that does not parse, or whose front end fails, raises AccelError (at
     `filename`'s positions); a gemm that fails is a failure of its entry."""
+    if executor is None and isinstance(jobs, int) and jobs > 1 and _kernel_ops_named(text) > 1:
+        # Reading the module here (the compiler's import, the front end, the parse) and
+        # the workers' server importing the compiler (~0.35 s) are independent: the
+        # server starts first, on another core. Not for a module of one kernel op, which
+        # compiles in this process.
+        start_local_pool_server()
     units = _compiler().gemm_units(text, filename, arch)
     return _run(units, [], executor=executor, jobs=jobs, cache=cache,
                 assembly=assembly, progress=progress)
+
+
+_KERNEL_OP_NAME = re.compile(r"\b(?:accel|migraphx)\.\w+")
+
+
+def _kernel_ops_named(text: str) -> int:
+    """How many accel or MIGraphX ops the text names: more than one may be more than one
+    unit (a count of the text, not of the module, which is not parsed yet)."""
+    return len(_KERNEL_OP_NAME.findall(text))
 
 
 # ---- the engine ----------------------------------------------------------------------------
@@ -428,15 +443,27 @@ def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
     ignore Ctrl-C: the parent is interrupted, cancels what is queued, and lets each worker
     finish its one compile."""
     import concurrent.futures as cf
-    import multiprocessing
-    methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["accel.batch_compile"])
-    else:
-        ctx = multiprocessing.get_context("spawn")
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
                                   initializer=_ignore_interrupts)
+
+
+def _pool_context():
+    """local_process_pool's start method: forkserver preloading the compiler, else spawn."""
+    import multiprocessing
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["accel.batch_compile"])
+    return ctx
+
+
+def start_local_pool_server() -> None:
+    """Start the server that local_process_pool's workers fork from (once a process), so
+    that its import of the compiler overlaps this process's own work before the first
+    unit is handed out. Nothing to start where workers are spawned."""
+    if _pool_context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+        forkserver.ensure_running()
 
 
 _MEMREF = re.compile(r"%c: memref<((?:\d+x)+)")

@@ -1,6 +1,6 @@
 """Compile latency per GEMM kernel: accel.gemm -> ELF code object, in-process.
 
-    python benchmarks/bench_compile.py [--repeat 5] [--assembly] [--stages]
+    python benchmarks/bench_compile.py [--repeat 5] [--assembly] [--stages | --kinds]
 
 Times `accel.api.compile_gemm` (perf-config selection, codegen, ROCDL lowering, LLVM
 backend, link) per shape and arch after one warm-up compile per arch, so process start
@@ -19,23 +19,33 @@ beside wall time.
 `--stages` prints where each kernel's CPU time goes instead, a stage at a time (best
 of N each, the library's steps run one by one): the module text with perf-config
 selection, parse and Kernel IR (accel's passes and codegen), each upstream pass of the
-kernel lowering on its own, the LLVM backend to assembly alone (gpu-module-to-binary
-format=isa: translation, LLVM's middle end, the AMDGPU backend, the assembly print),
-and the serialization as the library runs it (the backend again, plus assembling and
-linking, and on WMMA chips accel-wmma-banks), with the ld.lld link's own CPU.
+kernel lowering on its own, LLVM's translation and middle end alone (gpu-module-to-binary
+format=offloading: the LLVM IR the backend would take), LLVM to assembly alone
+(format=isa: the same plus the AMDGPU backend and the assembly print), on WMMA chips
+accel-wmma-banks' renumbering of that assembly (Python, wmma_banks.renumber), and the
+serialization as the library runs it (the backend again, plus assembling and linking,
+and on WMMA chips the renumbering), with the ld.lld link's own CPU. Each row names the
+kernel's tile (MxNxK, the MMA size) and how many kernels the GEMM has (2: split-K's
+partial products and reduction), since a kernel's time follows its tile; the load
+average before and after is printed, the measure of how much the neighbours took.
+`--kinds` prints the same stages for the other kernel kinds (OTHER_KINDS: an
+elementwise chain, a row reduction, a transposing copy; seed 003's grouped GEMM), each
+row naming how many kernels its module has.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import time
 
-from accel.api import compile_gemm, gemm_module_text, shared_context
+from accel.api import (compile_gemm, gemm_module_text, grouped_gemm_module_text,
+                       shared_context)
 from accel.bindings import ir
 from accel.passes import wmma_banks
-from accel.pipelines.kernel import LLVM_ASSEMBLY, KernelPipeline, kernel_lowering
+from accel.pipelines.kernel import KernelPipeline, binaries, kernel_lowering
 from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import UpstreamSegment, run_steps, split_top_level
 
@@ -59,11 +69,15 @@ def main() -> None:
                    help="serialize as LLVM allocated (wmma_banks.ENABLED = False): the before")
     p.add_argument("--stages", action="store_true",
                    help="print each stage's CPU time per kernel instead of whole compiles")
+    p.add_argument("--kinds", action="store_true",
+                   help="--stages for the other kernel kinds: elementwise, row reduction, "
+                        "copy, grouped GEMM")
     args = p.parse_args()
     wmma_banks.ENABLED = not args.without_wmma_banks
-    if args.stages:
-        stages(args.repeat, args.assembly)
+    if args.stages or args.kinds:
+        stages(args.repeat, args.assembly, args.kinds)
         return
+    print(f"load average before: {load_average()}")
     for arch in ARCHES:  # warm-up: bindings, linker shim, each target's first use
         compile_gemm(arch, m=64, n=64, k=64, assembly=args.assembly)
     rows = {"best": [], "median": [], "best cpu": [], "median cpu": []}
@@ -89,6 +103,7 @@ def main() -> None:
           f"median {med['median cpu']:.1f})")
     print(f"median compile latency per kernel: {med['best']:.1f} ms (best of {args.repeat}; "
           f"target <= 100 ms)")
+    print(f"load average after: {load_average()}")
 
 
 def lowering_passes(arch: str) -> list[str]:
@@ -103,57 +118,134 @@ def lowering_passes(arch: str) -> list[str]:
     return out
 
 
-def stages(repeat: int, assembly: bool) -> None:
-    """Per kernel, the best CPU time of each stage of `compile_gemm`, run one by one."""
+# The other kernel kinds, one module each (arch filled in): a fused elementwise chain
+# over a [M] broadcast, a row reduction (softmax's sum), a transposing copy, and seed
+# 003's grouped GEMM (its prep and main kernels).
+OTHER_KINDS = (
+    ("elementwise 1x2048x4096 f16",
+     'func.func @f(%x: memref<1x2048x4096xf16>, %s: memref<2048xf32>, '
+     '%o: memref<1x2048x4096xf16>) {\n  "accel.elementwise"(%x, %s, %o) {arch = "ARCH", '
+     'operands = ["gmn", "m"], program = "%0 = mul %e0, %e1; %1 = add %0, 0.5"} : '
+     '(memref<1x2048x4096xf16>, memref<2048xf32>, memref<1x2048x4096xf16>) -> ()\n'
+     '  return\n}\n'),
+    ("row sum 1x2048x4096 f16",
+     'func.func @f(%x: memref<1x2048x4096xf16>, %o: memref<1x2048x1xf32>) {\n'
+     '  "accel.elementwise"(%x, %o) {arch = "ARCH", operands = ["gmn"], program = "", '
+     'reduce = "sum", n = 4096} : (memref<1x2048x4096xf16>, memref<1x2048x1xf32>) -> ()\n'
+     '  return\n}\n'),
+    ("copy transpose 1x1024x4096 f16",
+     'func.func @f(%x: memref<1x4096x1024xf16>, %o: memref<1x1024x4096xf16>) {\n'
+     '  "accel.copy"(%x, %o) {arch = "ARCH", shape = array<i64: 1, 1024, 4096>, '
+     'input_map = affine_map<(d0, d1, d2) -> (d0, d2, d1)>, '
+     'output_map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>} : '
+     '(memref<1x4096x1024xf16>, memref<1x1024x4096xf16>) -> ()\n  return\n}\n'),
+)
+GROUPED = dict(groups=120, n=256, k=256, max_seq_len=7680, total_rows=921600, in_type="bf16")
+
+
+def stages(repeat: int, assembly: bool, kinds: bool) -> None:
+    """Per kernel, the best CPU time of each stage of a compile, run one by one: the
+    GEMMs of SHAPES as compile_gemm makes them, or with `kinds` the other kernel kinds."""
+    print(f"load average before: {load_average()}")
     for arch in ARCHES:  # warm-up, as for whole compiles
         compile_gemm(arch, m=64, n=64, k=64, assembly=assembly)
     names = ["text+select", "kernel IR"]
     passes = {arch: lowering_passes(arch) for arch in ARCHES}
     short = [p.split("(")[-1].split("{")[0].rstrip(")").replace("convert-", "")
              for p in passes[ARCHES[0]]]
-    names += short + ["LLVM to ISA", "serialize", "of it ld.lld"]
-    print(f"{'':42} " + " ".join(f"{n:>{max(len(n), 6)}}" for n in names) + "  (ms CPU)")
+    names += short + ["LLVM opt", "LLVM to ISA", "renumber", "serialize", "of it ld.lld"]
+    width = [max(len(n), 6) for n in names]
+    print(f"{'':42} {'tile':19} " + " ".join(f"{n:>{w}}" for n, w in zip(names, width))
+          + "  (ms CPU)")
     rows = []
     for arch in ARCHES:
         pipeline = KernelPipeline(arch=arch)
-        for g, m, n, k, t in SHAPES:
-            best = [float("inf")] * len(names)
-            for _ in range(repeat):
-                times = []
-                with shared_context():
-                    start = cpu_seconds()
-                    text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=t, out_type=None,
-                                            trans_a=False, trans_b=False, a_layout="row",
-                                            b_layout="row", perf_config=None, accumulate=False)
-                    times.append(cpu_seconds() - start)
-                    start = cpu_seconds()
-                    module = ir.Module.parse(text)
-                    pipeline.to_kernel_ir(module)
-                    times.append(cpu_seconds() - start)
-                    for segment in passes[arch]:
-                        start = cpu_seconds()
-                        run_steps(module, [UpstreamSegment(segment, verify=False)])
-                        times.append(cpu_seconds() - start)
-                    lowered = str(module)
-                    isa_only = ir.Module.parse(lowered)
-                    start = cpu_seconds()
-                    run_steps(isa_only, [UpstreamSegment(LLVM_ASSEMBLY, verify=False)])
-                    times.append(cpu_seconds() - start)
-                    start, start_link = cpu_seconds(), children_cpu_seconds()
-                    serialize(module, assembly, pipeline)
-                    times += [cpu_seconds() - start, children_cpu_seconds() - start_link]
-                best = [min(b, x) for b, x in zip(best, times)]
+        cases = []
+        if kinds:
+            cases += [(label, lambda text=text, arch=arch: text.replace("ARCH", arch))
+                      for label, text in OTHER_KINDS]
+            cases.append((f"grouped gemm {GROUPED['groups']} groups", lambda arch=arch:
+                          grouped_gemm_module_text(arch, **GROUPED)))
+        else:
+            cases += [(f"g={g} m={m:<5} n={n:<6} k={k:<5} {t:5}",
+                       lambda arch=arch, g=g, m=m, n=n, k=k, t=t: gemm_module_text(
+                           arch, g=g, m=m, n=n, k=k, in_type=t, out_type=None,
+                           trans_a=False, trans_b=False, a_layout="row", b_layout="row",
+                           perf_config=None, accumulate=False))
+                      for g, m, n, k, t in SHAPES]
+        for label, make_text in cases:
+            best, what = stage_times(pipeline, passes[arch], make_text, repeat, assembly)
             rows.append(best)
-            print(f"{arch:8} g={g} m={m:<5} n={n:<6} k={k:<5} {t:5} "
-                  + " ".join(f"{v * 1e3:{max(len(nm), 6)}.1f}" for v, nm in zip(best, names)))
+            print(f"{arch:8} {label:33} {what:19} "
+                  + " ".join(f"{v * 1e3:{w}.1f}" for v, w in zip(best, width)))
     med = [statistics.median(col) for col in zip(*rows)]
-    print(f"{'median over ' + str(len(rows)) + ' kernels':42} "
-          + " ".join(f"{v * 1e3:{max(len(nm), 6)}.1f}" for v, nm in zip(med, names)))
-    # A compile is every stage but the separate ISA-only run; the link is inside serialize.
-    compile_stages = [i for i, nm in enumerate(names) if nm not in ("LLVM to ISA", "of it ld.lld")]
+    print(f"{'median over ' + str(len(rows)) + ' modules':62} "
+          + " ".join(f"{v * 1e3:{w}.1f}" for v, w in zip(med, width)))
+    # A compile is every stage but the separate runs (the link and the renumbering are
+    # inside serialize).
+    alone = ("LLVM opt", "LLVM to ISA", "renumber", "of it ld.lld")
+    compile_stages = [i for i, nm in enumerate(names) if nm not in alone]
     print(f"median of a compile's stages summed: "
           f"{statistics.median(sum(r[i] for i in compile_stages) for r in rows) * 1e3:.1f} ms "
-          f"a kernel (assembly {'on' if assembly else 'off'})")
+          f"a module (assembly {'on' if assembly else 'off'})")
+    at = {nm: i for i, nm in enumerate(names)}
+    python = [r[at["text+select"]] + r[at["kernel IR"]] + r[at["renumber"]] for r in rows]
+    upstream = [sum(r[at[nm]] for nm in short) for r in rows]
+    backend = [r[at["LLVM to ISA"]] - r[at["LLVM opt"]] for r in rows]
+    print("medians: accel's Python (selection, Kernel IR, renumbering) "
+          f"{statistics.median(python) * 1e3:.1f} ms; upstream MLIR lowering "
+          f"{statistics.median(upstream) * 1e3:.1f} ms; LLVM translation and middle end "
+          f"{med[at['LLVM opt']] * 1e3:.1f} ms; LLVM backend to assembly (ISA - opt) "
+          f"{statistics.median(backend) * 1e3:.1f} ms; ld.lld {med[at['of it ld.lld']] * 1e3:.1f} ms")
+    print(f"load average after: {load_average()}")
+
+
+def stage_times(pipeline: KernelPipeline, passes: list[str], make_text, repeat: int,
+                assembly: bool) -> tuple[list[float], str]:
+    """The best CPU seconds of each stage over `repeat` compiles of `make_text()`'s
+    module, and what it compiles to (the first gemm's tile, or the kernel count)."""
+    best: list[float] = []
+    for _ in range(repeat):
+        times = []
+        with shared_context():
+            start = cpu_seconds()
+            text = make_text()
+            times.append(cpu_seconds() - start)
+            start = cpu_seconds()
+            module = ir.Module.parse(text)
+            built = pipeline.to_kernel_ir(module)
+            times.append(cpu_seconds() - start)
+            for segment in passes:
+                start = cpu_seconds()
+                run_steps(module, [UpstreamSegment(segment, verify=False)])
+                times.append(cpu_seconds() - start)
+            lowered = str(module)
+            for fmt in ("offloading", "isa"):
+                alone = ir.Module.parse(lowered)
+                start = cpu_seconds()
+                run_steps(alone, [UpstreamSegment(f"gpu-module-to-binary{{format={fmt}}}",
+                                                  verify=False)])
+                times.append(cpu_seconds() - start)
+            start = cpu_seconds()
+            if wmma_banks.applies(pipeline.arch):
+                for asm in binaries(alone).values():
+                    wmma_banks.renumber(asm.decode())
+            times.append(cpu_seconds() - start)
+            start, start_link = cpu_seconds(), children_cpu_seconds()
+            objects, _ = serialize(module, assembly, pipeline)
+            times += [cpu_seconds() - start, children_cpu_seconds() - start_link]
+        best = [min(b, x) for b, x in zip(best, times)] if best else times
+    if built.gemms:
+        cfg = built.gemms[0].config
+        what = (f"{cfg.m_per_block}x{cfg.n_per_block}x{cfg.k_per_block} {cfg.mn_per_xdl}"
+                + (" x2" if built.gemms[0].reduction is not None else ""))
+    else:
+        what = f"{len(objects)} kernel{'s' if len(objects) > 1 else ''}"
+    return best, what
+
+
+def load_average() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def children_cpu_seconds() -> float:

@@ -32,6 +32,9 @@ from accel.codegen.copy import CopyKernel
 from accel.codegen.elementwise import ElementwiseKernel
 from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
+from accel.dialect.copy import CopyOp
+from accel.dialect.elementwise import ElementwiseOp
+from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.passes.accel_layout import AccelLayout
 from accel.passes.affix_perf_config import AffixPerfConfig
 from accel.passes.copy_to_gpu import CopyToGpu, lower_copies
@@ -159,9 +162,27 @@ class KernelPipeline(PipelinePass):
         run_steps(module, self.front_steps())
         packs = lower_packs(module)
         PlanKernel().run(module)
+        # Each lowering finds its ops by walking the whole module, and once the gemms'
+        # kernels are in it that walk visits every op of their bodies (2.4 ms of Python
+        # callbacks a compile for the three below, gfx942 4096^3): a kind the host code
+        # does not hold is not looked for.
+        held = host_op_names(module)
         gemms = lower_gemms(module)
-        grouped = lower_grouped_gemms(module)
-        elementwise = lower_elementwise(module, self.arch)
-        copies = lower_copies(module, self.arch)
+        grouped = lower_grouped_gemms(module) if GroupedGemmOp.OP_NAME in held else []
+        elementwise = (lower_elementwise(module, self.arch) if ElementwiseOp.OP_NAME in held
+                       else [])
+        copies = lower_copies(module, self.arch) if CopyOp.OP_NAME in held else []
         return KernelIR(tuple(packs), tuple(gemms), tuple(grouped), tuple(elementwise),
                         tuple(copies))
+
+
+def host_op_names(module: ir.Module) -> set[str]:
+    """The names of the ops outside the module's kernels (gpu.module bodies unvisited)."""
+    names: set[str] = set()
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        names.add(op.name)
+        return ir.WalkResult.SKIP if op.name == "gpu.module" else ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return names

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import accel.batch as batch_mod
 from accel.api import compile_gemm, compile_module
 from accel.batch import (
     SPEC_KEYS, BatchProgress, compile_batch, compile_module_batch, gemm_spec,
@@ -290,6 +291,26 @@ def test_a_module_batch_on_an_executor_gets_its_largest_gemm_first():
 def test_worker_processes_give_the_serial_result():
     serial = compile_batch(ENTRIES, assembly=False)
     assert compile_batch(ENTRIES, jobs=2, assembly=False) == serial
+
+
+def test_a_module_batch_on_worker_processes_gives_the_serial_result(monkeypatch):
+    started = []
+    real = batch_mod.start_local_pool_server
+    monkeypatch.setattr(batch_mod, "start_local_pool_server",
+                        lambda: (started.append(True), real())[1])
+    serial = compile_module_batch(TWO_GEMMS, assembly=False)
+    assert started == []
+    # Its workers' server starts before the module is read: three gemms may be two units.
+    assert compile_module_batch(TWO_GEMMS, jobs=2, assembly=False) == serial
+    assert started == [True]
+
+
+def test_a_module_of_one_gemm_starts_no_worker_server(monkeypatch):
+    started = []
+    monkeypatch.setattr(batch_mod, "start_local_pool_server", lambda: started.append(True))
+    one = TWO_GEMMS.split('  "accel.gemm"(%x')[0] + "  return\n}\n"
+    result = compile_module_batch(one, jobs=2, assembly=False)
+    assert len(result.kernels) == 1 and started == []
 
 
 def test_cli_jobs_output_is_identical(tmp_path):

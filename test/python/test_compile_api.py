@@ -8,10 +8,10 @@ import struct
 import numpy as np
 import pytest
 
-from accel.api import compile_gemm, compile_module, gemm_module_text
+from accel.api import compile_gemm, compile_module, gemm_module_text, launch_order
 from accel.bindings import ir, new_context
 from accel.passes.registry import load_all
-from accel.pipelines.kernel import binaries
+from accel.pipelines.kernel import KernelPipeline, binaries, host_op_names
 from accel.diagnostics import AccelError
 from accel.tools.accel_compile import main as accel_compile
 from test_toolchain import EF_AMDGPU_MACH, EF_AMDGPU_MACH_MASK, EM_AMDGPU, elf_symbols
@@ -73,6 +73,22 @@ def test_library_code_object_is_the_full_pipelines(arch):
                             perf_config=None, accumulate=False, epilogue="bias_relu")
     lib = compile_module(text, arch, assembly=False).kernels[0]
     assert pipeline_binaries(text, arch) == {lib.symbol: lib.code_object}
+
+
+def test_host_op_names_and_launch_order_leave_the_kernels_unvisited():
+    """After accel-gemm-to-gpu the host code holds the launch; the kernel's ops (its
+    MFMAs, its gpu.func) are not looked at, and the launch order is the host's."""
+    text = gemm_module_text("gfx942", g=1, m=64, n=64, k=64, in_type="f16", out_type=None,
+                            trans_a=False, trans_b=False, a_layout="row", b_layout="row",
+                            perf_config=None, accumulate=False)
+    with new_context():
+        module = ir.Module.parse(text)
+        assert "accel.gemm" in host_op_names(module)
+        (kernel,) = KernelPipeline(arch="gfx942").to_kernel_ir(module).gemms
+        names = host_op_names(module)
+        assert {"gpu.module", "gpu.launch_func"} <= names
+        assert not names & {"gpu.func", "amdgpu.mfma", "accel.gemm"}
+        assert launch_order(module) == [kernel.symbol]
 
 
 def test_library_runs_the_pipelines_layout_and_pack_steps():
