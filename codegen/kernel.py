@@ -11,7 +11,6 @@ dialect/kernel_plan.py).
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, replace
 
 from accel.codegen.builder import Emitter, kernel_module_text
@@ -69,15 +68,7 @@ class GemmKernel:
 
     @property
     def symbol(self) -> str:
-        """The plan's symbol; with a strided-view operand (A, B, an epilogue operand),
-        a digest of the operands' types after it, since the plan's symbol names shape,
-        types and layouts, not strides: a gemm reading a view and one reading a packed
-        buffer of the same shape build different kernels."""
-        views = [x.memref_type for x in (self.a, self.b, *self.extras)
-                 if x.view_strides is not None]
-        if not views:
-            return self.plan.symbol
-        return f"{self.plan.symbol}_sv{zlib.crc32('|'.join(views).encode()):08x}"
+        return self.plan.symbol
 
     @property
     def acc_type(self) -> str:

@@ -20,6 +20,7 @@ from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.kernel_plan import KernelPlan, OperandPlan
+from accel.dialect.operand_layouts import view_strides
 from accel.dialect.gemm import GemmOp, GemmShape
 from accel.dialect.gemm_types import ACCUMULATOR
 from accel.dialect.ir_helpers import collect_ops, memref_info
@@ -219,7 +220,9 @@ def _plan(gemm: GemmOp) -> KernelPlan:
                              in_type if b_type == in_type else f"{in_type}_{b_type}", out_type,
                              arch.name,
                              gemm.a_layout, gemm.b_layout, gemm.accumulate, gemm.c_layout,
-                             gemm.epilogue, "gn" in extra_kinds),
+                             gemm.epilogue, "gn" in extra_kinds,
+                             views=[str(v.type) for v in (gemm.a, gemm.b, *gemm.extras)
+                                    if view_strides(v.type) is not None]),
         mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
         lds_buffers=buffers,
@@ -296,10 +299,13 @@ _LAYOUT_LETTER = {"row": "r", "transposed": "t", "accel": "x"}
 
 
 def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accumulate,
-                  c_layout="row", epilogue="none", bias_batched=False) -> str:
+                  c_layout="row", epilogue="none", bias_batched=False, views=()) -> str:
     """Deterministic; the layouts, accumulate and the epilogue appear only when not the
     plain default (C's layout letter only when C is not row-major; a [G, N] bias is
-    `gbias`)."""
+    `gbias`). `views`: the memref types of the operands read as strided views
+    (dialect/operand_layouts.py), digested after `_sv`: shape, types and layouts do not
+    name strides, and a gemm reading a view builds another kernel than one reading a
+    packed buffer of the same shape."""
     name = f"accel_gemm_g{g}_m{m}_n{n}_k{k}_{in_type}_{out_type}"
     if (a_layout, b_layout, c_layout) != ("row", "row", "row"):
         name += f"_{_LAYOUT_LETTER[a_layout]}{_LAYOUT_LETTER[b_layout]}"
@@ -315,6 +321,8 @@ def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accum
         steps = Program.parse(epilogue).steps
         ops = "_".join(st.op for st in steps[:4]) + ("_etc" if len(steps) > 4 else "")
         name += f"_ep_{ops}_{zlib.crc32(epilogue.encode()):08x}"
+    if views:
+        name += f"_sv{zlib.crc32('|'.join(views).encode()):08x}"
     return f"{name}_{arch}"
 
 

@@ -8,7 +8,7 @@
 // largest of size * stride (256 * 56, the descriptor's bound), out of range by itself.
 // The k-tile's origin in sgprOffset is 32 K rows of the view: kt * 32 * 56 = kt * 1792
 // (a packed B's would be kt * 32 * 48).
-// CHECK-LABEL: gpu.func @accel_gemm_g2_m64_n48_k256_f16_f16_gfx942
+// CHECK-LABEL: gpu.func @accel_gemm_g2_m64_n48_k256_f16_f16_sv{{[0-9a-f]+}}_gfx942
 // CHECK-SAME: %arg1: memref<2x256x48xf16, strided<[0, 56, 1], offset: 8>>
 // CHECK: %[[Z:.*]] = arith.index_castui %block_id_z
 // CHECK: %[[IN_G:.*]] = arith.cmpi ult, %[[Z]], %c2_i32 : i32
@@ -28,7 +28,7 @@ func.func @broadcast_batch(%a: memref<2x64x256xf16>, %b: memref<2x256x48xf16, st
 // A sliced along K (rows 320 apart, 256 of them used; M = 60 is ragged) keeps the
 // batch as its largest size * stride (2 * 20480): the packed rule, batch index G = 2
 // for a vector past M.
-// CHECK-LABEL: gpu.func @accel_gemm_g2_m60_n48_k256_f16_f16_gfx942
+// CHECK-LABEL: gpu.func @accel_gemm_g2_m60_n48_k256_f16_f16_sv{{[0-9a-f]+}}_gfx942
 // CHECK-SAME: %arg0: memref<2x60x256xf16, strided<[20480, 320, 1], offset: 64>>
 // CHECK: %[[G:.*]] = arith.select %{{.*}}, %{{.*}}, %c2_i32 : i32
 // CHECK: amdgpu.raw_buffer_load %arg0[%[[G]], %{{.*}}, %{{.*}}] : memref<2x60x256xf16, strided<[20480, 320, 1], offset: 64>>
@@ -44,7 +44,7 @@ func.func @k_slice(%a: memref<2x60x256xf16, strided<[20480, 320, 1], offset: 64>
 // plan's symbol.
 // CHECK-LABEL: func.func @packed_and_view
 // CHECK: gpu.launch_func @accel_gemm_g2_m64_n48_k256_f16_f16_gfx942::@accel_gemm_g2_m64_n48_k256_f16_f16_gfx942 {{.*}} args(%arg0 : memref<2x64x256xf16>
-// CHECK: gpu.launch_func @[[VIEW:accel_gemm_g2_m64_n48_k256_f16_f16_gfx942_sv[0-9a-f]+]]::@[[VIEW]] {{.*}} args(%arg1 : memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>
+// CHECK: gpu.launch_func @[[VIEW:accel_gemm_g2_m64_n48_k256_f16_f16_sv[0-9a-f]+_gfx942]]::@[[VIEW]] {{.*}} args(%arg1 : memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>
 func.func @packed_and_view(%a: memref<2x64x256xf16>, %a2: memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>, %b: memref<2x256x48xf16>, %c: memref<2x64x48xf16>, %c2: memref<2x64x48xf16>) {
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16>, memref<2x256x48xf16>, memref<2x64x48xf16>) -> ()
   "accel.gemm"(%a2, %b, %c2) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>, memref<2x256x48xf16>, memref<2x64x48xf16>) -> ()
