@@ -794,17 +794,34 @@ def _drop_empty_metadata_note(elf: bytes) -> bytes:
     return elf
 
 
-def _unoptimized(target: ir.Attribute) -> ir.Attribute:
+# A gpu.binary's target is read from, and written back as, text: a Python object of the
+# #rocdl.target attribute would import the bindings' rocdl dialect module, 70 ms of CPU
+# in the first WMMA compile of every process (and -j worker).
+_ROCDL_TARGET = re.compile(r"#rocdl\.target<[^>]*>")
+# MLIR string literal escapes, byte by byte: \XX for every byte a code object holds.
+_MLIR_BYTE = tuple(f"\\{b:02X}" for b in range(256))
+
+
+def _target_text(binary) -> str:
+    """The text of a gpu.binary's (one) target."""
+    return _ROCDL_TARGET.search(str(binary.attributes["objects"])).group(0)
+
+
+def _objects(target: str, kind: str, data: bytes) -> ir.Attribute:
+    """A gpu.binary's `objects`: one object of `kind` (bin | assembly) on `target`."""
+    text = "".join(map(_MLIR_BYTE.__getitem__, data))
+    return ir.Attribute.parse(f'[#gpu.object<{target}, {kind} = "{text}">]')
+
+
+def _unoptimized(target: str) -> str:
     """The target at O=0: the holder module has no function to optimize, and its code
     object is byte-identical; building LLVM's O2 codegen pipeline for it cost 0.9 of its
     3.8 ms (gfx1201 64x64 kernel)."""
-    text = str(target)
-    text = re.sub(r"O = \d", "O = 0", text) if "O = " in text else \
-        text.replace("#rocdl.target<", "#rocdl.target<O = 0, ", 1)
-    return ir.Attribute.parse(text)
+    return re.sub(r"O = \d", "O = 0", target) if "O = " in target else \
+        target.replace("#rocdl.target<", "#rocdl.target<O = 0, ", 1)
 
 
-def _assemble_one(text: str, target: ir.Attribute, sym: str) -> bytes | None:
+def _assemble_one(text: str, target: str, sym: str) -> bytes | None:
     """The linked code object of one kernel's assembly, or None if it does not assemble.
     A module of its own, so a failure leaves the caller's module as it was."""
     with ir.Location.unknown():
@@ -814,7 +831,7 @@ def _assemble_one(text: str, target: ir.Attribute, sym: str) -> bytes | None:
             op = ir.Operation.create(
                 "gpu.module", regions=1,
                 attributes={"sym_name": ir.StringAttr.get(sym),
-                            "targets": ir.ArrayAttr.get([_unoptimized(target)]),
+                            "targets": ir.Attribute.parse(f"[{_unoptimized(target)}]"),
                             "llvm.module_asm": ir.ArrayAttr.get([ir.StringAttr.get(text)])})
             op.regions[0].blocks.append()
     try:
@@ -840,22 +857,22 @@ def serialize(module: ir.Module, fmt: str) -> dict[str, str]:
             raise AccelError(f"'{WmmaBanks.NAME}' takes gpu.binary assembly "
                              f"(gpu-module-to-binary{{format=isa}})", op.location)
         sym = op.attributes["sym_name"].value
+        target = _target_text(op)
         asm = bytes(obj.object).decode()
         text = renumber(asm)
         if fmt == "isa":
-            kind, data = gpu.CompilationTarget.Assembly, text.encode()
+            kind, data = "assembly", text.encode()
         else:
-            kind, data = gpu.CompilationTarget.Binary, _assemble_one(text, obj.target, sym)
+            kind, data = "bin", _assemble_one(text, target, sym)
             if data is None and text != asm:
                 text = f"{NOTE_PREFIX}left as allocated (the assembler refused the " \
                        f"renumbered text)\n" + asm
-                data = _assemble_one(text, obj.target, sym)
+                data = _assemble_one(text, target, sym)
             if data is None:
                 raise AccelError(f"the assembly of kernel '{sym}' does not assemble",
                                  op.location)
         texts[sym] = text
-        op.attributes["objects"] = ir.ArrayAttr.get(
-            [gpu.ObjectAttr.get(obj.target, int(kind), data)])
+        op.attributes["objects"] = _objects(target, kind, data)
     return texts
 
 

@@ -368,7 +368,7 @@ def test_code_object_is_llvm_text_assembled():
     arch, in_type, config, tb = CASES[1]
     before = llvm_assembly(arch, in_type, config, tb)
     with new_context():
-        elf = wmma_banks._assemble_one(before, ir.Attribute.parse(f'#rocdl.target<chip = "{arch}">'),
+        elf = wmma_banks._assemble_one(before, f'#rocdl.target<chip = "{arch}">',
                                        "k")
         module = ir.Module.parse(gemm_module_text(
             arch, **SHAPE, in_type=in_type, out_type=None, trans_a=False, trans_b=tb,
