@@ -100,6 +100,7 @@ class ElementwiseKernel:
     width: int                   # elements per thread access
     packing: tuple[str, ...]     # per input: "", int4 pairs ("s4", "u4"), unsigned bytes ("u8")
     maps: tuple[tuple[Expr, ...] | None, ...]   # per input: its index map's results, or None
+    map_texts: tuple[str | None, ...]   # the same maps as MLIR prints them, for the metadata
 
     @classmethod
     def of(cls, op: ElementwiseOp) -> "ElementwiseKernel":
@@ -131,7 +132,8 @@ class ElementwiseKernel:
         digest = hashlib.sha256(key.encode()).hexdigest()[:10]
         kind = "elementwise" if op.reduce == "none" else f"reduce_{op.reduce}"
         return cls(f"accel_{kind}_{g}x{m}x{n}_{digest}", g, m, n, program, inputs,
-                   op.out_type, op.compute_type, op.reduce, width, packing, maps)
+                   op.out_type, op.compute_type, op.reduce, width, packing, maps,
+                   tuple(None if m is None else f"affine_map<{m}>" for m in op.index_maps()))
 
     @property
     def out_shape(self) -> tuple[int, int, int]:

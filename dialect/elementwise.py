@@ -128,7 +128,8 @@ class ElementwiseOp(OpView):
             raise AccelError("attribute 'packing' must be an array of strings")
         return [a.value for a in attr]
 
-    def _input_map_attrs(self) -> list[ir.AffineMap | None]:
+    def index_maps(self) -> list[ir.AffineMap | None]:
+        """Per input, its index map, or None."""
         if "input_maps" not in self.op.attributes:
             return [None] * len(self.inputs)
         attr = self.op.attributes["input_maps"]
@@ -142,7 +143,7 @@ class ElementwiseOp(OpView):
     def input_maps(self) -> list[list[Expr] | None]:
         """Per input, its index map's results as trees (dialect/copy.py), or None."""
         return [None if m is None else [expr_tree(e) for e in m.results]
-                for m in self._input_map_attrs()]
+                for m in self.index_maps()]
 
     @property
     def reduce(self) -> str:
@@ -212,7 +213,7 @@ class ElementwiseOp(OpView):
             packing = self.packing
             if len(packing) != len(self.inputs):
                 raise AccelError(f"{len(packing)} packing(s) for {len(self.inputs)} input(s)")
-            maps = self._input_map_attrs()
+            maps = self.index_maps()
             if len(maps) != len(self.inputs):
                 raise AccelError(f"{len(maps)} input map(s) for {len(self.inputs)} input(s)")
             for i, (v, kind, pack, imap) in enumerate(zip(self.inputs, kinds, packing, maps)):
