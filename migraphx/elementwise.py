@@ -19,8 +19,7 @@ the ops MIGraphX puts around a GEMM that are not one elementwise step:
 A value of rank r >= 2 is seen as [G, M, N] = [prod(dims[:-2]), dims[-2], dims[-1]]
 (rank 1 as [1, 1, N]). Each operand is read in place: as a broadcast kind when its view
 is one (migraphx.epilogue.extra_buffer), else through the view's index map of its
-buffer (`input_maps`: a transpose, a slice, a dimension of several strides). Only a
-view whose leading dimensions do not regroup into one batch G is copied row-major first.
+buffer (`input_maps`: a transpose, a slice, a dimension of several strides): no copy.
 The result goes to a fresh row-major buffer, or straight into the function's
 out-parameter when it is returned as it is and that out-parameter is row-major.
 """
@@ -267,19 +266,15 @@ class ElementwiseLowering:
         packing = [p for _, _, p in packed] + ["u8" if t.st.elem == "ui8" else "" for t in ins]
         maps: list = [None] * len(packed)
         for t in ins:
-            view = t.view.reshape(gmn)
-            found = extra_buffer(Tensor(t.base, view, t.st), gmn) if view is not None else None
-            base, exprs = t.base, None
-            if found is None and view is not None:
+            # Merging the leading dimensions into G only concatenates their digits (a
+            # digit spanning the last of them is split where they end): never None.
+            view = Tensor(t.base, t.view.reshape(gmn), t.st)
+            found, base, exprs = extra_buffer(view, gmn), t.base, None
+            if found is None:
                 # Any other view is read in place through its index map; its buffer is
                 # then no map kernel's value at the same index, so nothing absorbs it.
-                mem, exprs = copies.indexing(Tensor(t.base, view, t.st))
+                mem, exprs = copies.indexing(view)
                 found, base = ("gmn", mem), None
-            if found is None:
-                copy = self.materialize(t, "an elementwise kernel's input whose batch "
-                                           "regroups dimensions of several strides")
-                found = extra_buffer(Tensor(copy.base, copy.view.reshape(gmn), copy.st), gmn)
-                base = copy.base
             kinds.append(found[0])
             mems.append(found[1])
             bases.append(base)
