@@ -28,7 +28,7 @@ def memref(shape, elem):
     return f"memref<{'x'.join(map(str, shape))}x{elem}>"
 
 
-def elementwise_text(arch, inputs, program, out_shape, out_elem, reduce=None):
+def elementwise_text(arch, inputs, program, out_shape, out_elem, reduce=None, packing=None):
     """inputs: (buffer shape, elem, kind, map or None)."""
     args = [f"%x{i}: {memref(s, e)}" for i, (s, e, _, _) in enumerate(inputs)]
     types = [memref(s, e) for s, e, _, _ in inputs] + [memref(out_shape, out_elem)]
@@ -36,6 +36,8 @@ def elementwise_text(arch, inputs, program, out_shape, out_elem, reduce=None):
     maps = ", ".join("unit" if m is None else f"affine_map<(d0, d1, d2) -> ({m})>"
                      for _, _, _, m in inputs)
     extra = f', reduce = "{reduce}", n = {N}' if reduce else ""
+    if packing:
+        extra += f", packing = [{', '.join(repr(p).replace(chr(39), chr(34)) for p in packing)}]"
     names = ", ".join(f"%x{i}" for i in range(len(inputs)))
     return (f"func.func @f({', '.join(args)}, %o: {memref(out_shape, out_elem)}) {{\n"
             f"  \"accel.elementwise\"({names}, %o) {{arch = \"{arch}\", operands = [{kinds}], "
@@ -54,8 +56,7 @@ VIEWS = [
     # A slice of a flat buffer with gaps between rows and batches, offset 7.
     ("flat_slice", (2 * 40 * 30 + 7,), "i8", "d0 * 1200 + d1 * 30 + d2 + 7",
      lambda b: b[7:].reshape(2, 40, 30)[:, :37, :22]),
-    # The batch broadcast (stride 0) and M of two strides: m = m0 * 37 + ... as [37, 22]
-    # with rows stored in the reverse-digit order of a [1, 22, 37] buffer.
+    # A batch broadcast (the constant 0: stride 0) of a transposed [22, 37] matrix.
     ("batch_broadcast_transpose", (1, 22, 37), "f16", "0, d2, d1",
      lambda b: np.broadcast_to(b[0].T, (G, M, N))),
 ]
@@ -102,6 +103,17 @@ def test_mapped_input_row_sum(arch):
     out = _run(arch, text, [buf], (G, M, 1), "f32")
     x = logical(buf).astype(np.float64)
     np.testing.assert_allclose(out, (x * x).sum(axis=2, keepdims=True), rtol=1e-6)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_mapped_unsigned_bytes(arch):
+    """A ui8 input (packing "u8") read through a map widens as unsigned: 200 stays 200."""
+    shape = (2, 22, 37)
+    buf = np.random.default_rng(5).integers(0, 256, shape).astype(np.uint8)
+    text = elementwise_text(arch, [(shape, "i8", "gmn", "d0, d2, d1")], "%0 = add %e0, 0.5",
+                            (G, M, N), "f32", packing=["u8"])
+    out = _run(arch, text, [buf.view(np.int8)], (G, M, N), "f32")
+    assert np.array_equal(out, buf.transpose(0, 2, 1).astype(np.float32) + 0.5)
 
 
 def test_identity_map_kernel_differs_only_in_name_from_packed():
