@@ -396,10 +396,13 @@ def pack_metadata(kernel: PackKernel, code_object: bytes) -> dict:
 
 def elementwise_metadata(kernel: ElementwiseKernel, code_object: bytes) -> dict:
     """An accel.elementwise kernel's entry (codegen/elementwise.py): its inputs e0, e1,
-    ... (each with the indices of [G, M, N] it varies with, and how its bytes hold values
-    when not plainly: int4 pairs "s4"/"u4", unsigned bytes "u8"), then the output."""
+    ... (each with the indices of [G, M, N] it varies with, how its bytes hold values
+    when not plainly: int4 pairs "s4"/"u4", unsigned bytes "u8", and the index map it is
+    read through when it has one: value[g, m, n] = buffer[map(g, m, n)]), then the
+    output."""
     args = [{**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind,
-             **({"packing": p} if p else {})} for x, p in zip(kernel.inputs, kernel.packing)]
+             **({"packing": p} if p else {}), **({"index_map": t} if t else {})}
+            for x, p, t in zip(kernel.inputs, kernel.packing, kernel.map_texts)]
     args.append(_arg("out", kernel.out_type, kernel.out_shape, "row"))
     return {
         **_entry(kernel.symbol, "elementwise" if kernel.reduce == "none" else "reduce",

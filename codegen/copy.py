@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from math import prod
 
 from accel.codegen.builder import Emitter, kernel_module_text, memref_text
+from accel.codegen.index_map import index_value
 from accel.diagnostics import AccelError
 from accel.dialect.copy import CopyOp, Expr
 from accel.dialect.element_types import ELEMENT_BYTES
@@ -103,23 +104,6 @@ class CopyKernel:
         return kernel_module_text(self.symbol, args, em.body_text(), BLOCK, self.grid)
 
     def _indices(self, em: Emitter, exprs, dims, ok, first_extent: int) -> str:
-        values = [self._eval(em, x, dims) for x in exprs]
+        values = [index_value(em, x, dims) for x in exprs]
         values[0] = em.select(ok, values[0], first_extent)
         return ", ".join(em.v(v) for v in values)
-
-    def _eval(self, em: Emitter, x: Expr, dims):
-        if x[0] == "dim":
-            return dims[x[1]]
-        if x[0] == "const":
-            return x[1]
-        a = self._eval(em, x[1], dims)
-        if x[0] == "add":
-            return em.add(a, self._eval(em, x[2], dims))
-        if x[0] == "mul":
-            return em.mul(a, self._eval(em, x[2], dims))
-        c = x[2][1]   # the verifier admits only a positive constant divisor
-        if x[0] == "floordiv":
-            return em.div(a, c)
-        if x[0] == "ceildiv":
-            return em.div(em.add(a, c - 1), c)
-        return em.rem(a, c)

@@ -21,6 +21,14 @@ bytes at column / 2 (width is even then) and split into its nibbles, low first: 
 (b << 4) >> 4 and b >> 4 arithmetic; unsigned, b & 15 and b >> 4 logical; interleaved by
 one shuffle into the width values, which fit a signed i8 either way. An input of
 unsigned bytes ("u8") is loaded as any other and widened by extui / uitofp.
+
+An input with an index map (`input_maps`: a view of its buffer, e.g. a dimension of
+several strides) is loaded one element at a time: for each of the thread's `width`
+columns the map is evaluated at (batch, row, col + j) and one scalar loaded there,
+the scalars then joined into the vector. Its elements need not be adjacent, so there is
+no wider load to make. A thread past M or N evaluates the map at row and column 0
+(inside the buffer, as the verifier bounds the map over [G, M, N]) and moves the first
+index past its extent: the load reads 0.
 """
 
 from __future__ import annotations
@@ -31,10 +39,12 @@ from dataclasses import dataclass, replace
 from accel.codegen.builder import Emitter, kernel_module_text, memref_text
 from accel.codegen.epilogue import Epilogue, Extra
 from accel.codegen.global_copy import vector_type
+from accel.codegen.index_map import index_value
 from accel.codegen.loops import counted_loop
 from accel.codegen.split_k_reduce import MAX_THREADS, RowRuns
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES
+from accel.dialect.copy import Expr
 from accel.dialect.elementwise import ElementwiseOp
 from accel.dialect.epilogue_program import Program
 from accel.dialect.ir_helpers import memref_info
@@ -89,17 +99,22 @@ class ElementwiseKernel:
     reduce: str                  # none | sum | max
     width: int                   # elements per thread access
     packing: tuple[str, ...]     # per input: "", int4 pairs ("s4", "u4"), unsigned bytes ("u8")
+    maps: tuple[tuple[Expr, ...] | None, ...]   # per input: its index map's results, or None
+    map_texts: tuple[str | None, ...]   # the same maps as MLIR prints them, for the metadata
 
     @classmethod
     def of(cls, op: ElementwiseOp) -> "ElementwiseKernel":
         g, m, n = op.shape
         types = op.input_types + [op.out_type]
-        for v in op.inputs + [op.out]:
+        maps = tuple(None if e is None else tuple(e) for e in op.input_maps)
+        for v, mapped in zip(op.inputs + [op.out], maps + (None,)):
             shape, elem = memref_info(v)
             count = 1
             for d in shape:
                 count *= d
-            if (count + m * n) * ELEMENT_BYTES[elem] >= MAX_BYTES:
+            # A mapped input's dropped load addresses one first-dimension slab past its end.
+            reach = 2 * count if mapped is not None else count + m * n
+            if reach * ELEMENT_BYTES[elem] >= MAX_BYTES:
                 raise AccelError(f"'{op.OP_NAME}' operand {list(shape)}x{elem} exceeds the "
                                  f"2 GiB a raw buffer addresses", op.location)
         packing = tuple(op.packing)
@@ -112,10 +127,13 @@ class ElementwiseKernel:
         program = str(op.program)
         key = "|".join([program, op.reduce, op.out_type]
                        + [f"{x.kind}:{x.elem}:{p}" for x, p in zip(inputs, packing)])
+        if any(e is not None for e in maps):
+            key += "|" + "|".join(f"{x.shape}:{e}" for x, e in zip(inputs, maps))
         digest = hashlib.sha256(key.encode()).hexdigest()[:10]
         kind = "elementwise" if op.reduce == "none" else f"reduce_{op.reduce}"
         return cls(f"accel_{kind}_{g}x{m}x{n}_{digest}", g, m, n, program, inputs,
-                   op.out_type, op.compute_type, op.reduce, width, packing)
+                   op.out_type, op.compute_type, op.reduce, width, packing, maps,
+                   tuple(None if m is None else f"affine_map<{m}>" for m in op.index_maps()))
 
     @property
     def out_shape(self) -> tuple[int, int, int]:
@@ -169,7 +187,12 @@ class ElementwiseKernel:
               w: int) -> list[str]:
         """Every input's values at (batch, row, col : col + w) in the compute type."""
         out = []
-        for x, pack in zip(self.inputs, self.packing):
+        for x, pack, mapped in zip(self.inputs, self.packing, self.maps):
+            if mapped is not None:
+                reader = replace(values, unsigned=True) if pack else values
+                out.append(self._load_mapped(em, reader, x, mapped, batch, row, row_ok, col,
+                                             col_ok, w))
+                continue
             if pack in ("", "u8"):
                 reader = replace(values, unsigned=True) if pack else values
                 out.append(reader._load_extra(em, x, batch, row, row_ok, col, col_ok, w))
@@ -195,6 +218,25 @@ class ElementwiseKernel:
             pairs = em.assign(f"vector.shuffle {low}, {high} [{order}] : {vt}, {vt}")
             out.append(values._widen(em, pairs, "i8", w))
         return out
+
+    @staticmethod
+    def _load_mapped(em: Emitter, values: _Values, x: Extra, exprs, batch: str, row, row_ok,
+                     col, col_ok, w: int) -> str:
+        """Input `x`'s values at (batch, row, col : col + w) read through its index map
+        `exprs`, one scalar per column, in the compute type."""
+        ok = em.and_(row_ok, col_ok)
+        row, col = em.select(row_ok, row, 0), em.select(col_ok, col, 0)
+        i32s = ", ".join(["i32"] * len(x.shape))
+        scalars = []
+        for j in range(w):
+            idx = [index_value(em, e, [batch, row, em.add(col, j)]) for e in exprs]
+            idx[0] = em.select(ok, idx[0], x.shape[0])
+            names = ", ".join(em.v(i) for i in idx)
+            scalars.append(em.assign(f"amdgpu.raw_buffer_load {x.memref}[{names}] : "
+                                     f"{x.memref_type}, {i32s} -> {x.elem}", "ep"))
+        v = scalars[0] if w == 1 else em.assign(
+            f"vector.from_elements {', '.join(scalars)} : {vector_type(w, x.elem)}")
+        return values._widen(em, v, x.elem, w)
 
     def _store(self, em: Emitter, y: str, ok, batch: str, row, col, w: int) -> None:
         idx = ", ".join(em.v(i) for i in (em.select(ok, batch, self.g), row, col))

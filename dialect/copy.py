@@ -52,7 +52,7 @@ def expr_tree(e: ir.AffineExpr) -> Expr:
                        (ir.AffineCeilDivExpr, "ceildiv"), (ir.AffineModExpr, "mod")):
         if isinstance(e, kind):
             return (name, expr_tree(e.lhs), expr_tree(e.rhs))
-    raise AccelError(f"index expression '{e}' uses a symbol; a copy's maps read d0, d1, ...")
+    raise AccelError(f"index expression '{e}' uses a symbol; an index map reads d0, d1, ...")
 
 
 def expr_range(x: Expr, shape: list[int]) -> tuple[int, int]:
@@ -63,7 +63,7 @@ def expr_range(x: Expr, shape: list[int]) -> tuple[int, int]:
         return 0, shape[x[1]] - 1
     if x[0] == "const":
         if x[1] < 0:
-            raise AccelError(f"negative constant {x[1]} in a copy's index expression")
+            raise AccelError(f"negative constant {x[1]} in an index expression")
         return x[1], x[1]
     (alo, ahi), (blo, bhi) = expr_range(x[1], shape), expr_range(x[2], shape)
     if x[0] == "add":
@@ -71,7 +71,7 @@ def expr_range(x: Expr, shape: list[int]) -> tuple[int, int]:
     if x[0] == "mul":
         return alo * blo, ahi * bhi
     if x[2][0] != "const" or x[2][1] == 0:
-        raise AccelError(f"a copy's index expression divides by {x[2]}, not a positive "
+        raise AccelError(f"an index expression divides by {x[2]}, not a positive "
                          f"constant")
     c = x[2][1]
     if x[0] == "floordiv":
@@ -79,6 +79,21 @@ def expr_range(x: Expr, shape: list[int]) -> tuple[int, int]:
     if x[0] == "ceildiv":
         return -(-alo // c), -(-ahi // c)
     return (alo, ahi) if ahi < c else (0, c - 1)
+
+
+def check_index_map(m: ir.AffineMap, shape: list[int], buf: list[int], name: str) -> None:
+    """AccelError unless `m` takes the dims of `shape` (no symbols) to indices of a
+    buffer of shape `buf`, each inside its extent for every index of `shape`."""
+    if m.n_dims != len(shape) or m.n_symbols:
+        raise AccelError(f"{name} must take the {len(shape)} dims of {shape} and no "
+                         f"symbols, got {m}")
+    if len(m.results) != len(buf):
+        raise AccelError(f"{name} gives {len(m.results)} indices for a rank {len(buf)} "
+                         f"buffer")
+    for k, (e, d) in enumerate(zip(m.results, buf)):
+        lo, hi = expr_range(expr_tree(e), shape)
+        if hi >= d:
+            raise AccelError(f"{name} index {k} ({e}) reaches {hi}, past the buffer's {d}")
 
 
 class CopyOp(OpView):
@@ -170,15 +185,4 @@ class CopyOp(OpView):
                 raise AccelError(f"the output {out_shape} cannot hold the copy's "
                                  f"{prod(shape)} elements")
             for name, buf in (("input_map", in_shape), ("output_map", out_shape)):
-                m = self._map(name)
-                if m.n_dims != len(shape) or m.n_symbols:
-                    raise AccelError(f"{name} must take the copy's {len(shape)} dims and no "
-                                     f"symbols, got {m}")
-                if len(m.results) != len(buf):
-                    raise AccelError(f"{name} gives {len(m.results)} indices for a rank "
-                                     f"{len(buf)} buffer")
-                for k, (e, d) in enumerate(zip(m.results, buf)):
-                    lo, hi = expr_range(expr_tree(e), shape)
-                    if hi >= d:
-                        raise AccelError(f"{name} index {k} ({e}) reaches {hi}, past the "
-                                         f"buffer's {d}")
+                check_index_map(self._map(name), shape, buf, name)

@@ -23,12 +23,25 @@ byte along N, MIGraphX's unpack: "s4" signed (the low nibble first, each sign-ex
 "u4" unsigned (0..15); such an input is an i8 buffer of kind "gmn" and shape
 [G, M, N / 2], read as the [G, M, N] values, which a signed i8 holds either way; "u8"
 marks an i8 input read as unsigned bytes (MIGraphX's ui8, 0..255).
+
+`input_maps` (one entry per input, `unit` when absent) reads a "gmn" input through an
+affine map of the logical index (d0, d1, d2) = (g, m, n), as accel.copy's `input_map`
+does (dialect/copy.py: non-negative constants, +, *, floordiv, ceildiv, mod): input i's
+value at [g, m, n] is buf[map(g, m, n)] for a buffer of any shape, e.g. a MIGraphX view
+whose dimension has several strides, read in place instead of through a row-major copy.
+The verifier bounds every map result inside its buffer's extent for every index of
+[G, M, N].
+
+  "accel.elementwise"(%x, %out) {arch = "gfx942", operands = ["gmn"], program = "",
+      input_maps = [affine_map<(d0, d1, d2) -> (d1 floordiv 4, d2, d1 mod 4)>]}
+      : (memref<3x5x4xf16>, memref<1x12x5xf32>) -> ()
 """
 
 from __future__ import annotations
 
 from accel.bindings import ir
 from accel.diagnostics import AccelError, located
+from accel.dialect.copy import Expr, check_index_map, expr_tree
 from accel.dialect.epilogue_program import KINDS, OPS, Program, kind_shape
 from accel.dialect.gemm_types import EPILOGUE_OPERAND_TYPES
 from accel.dialect.ir_helpers import OpView, int_attr, memref_info, string_attr
@@ -37,7 +50,8 @@ from accel.dialect.op_rules import (
 )
 from accel.target.database import get_arch
 
-ATTRIBUTES = ("arch", "program", "operands", "reduce", "n", "unfused", "packing")
+ATTRIBUTES = ("arch", "program", "operands", "reduce", "n", "unfused", "packing",
+              "input_maps")
 REDUCTIONS = ("none", "sum", "max")
 PACKINGS = ("", "s4", "u4", "u8")
 # The types an elementwise kernel writes: the epilogue operands' (MIGraphX's quantized
@@ -58,7 +72,10 @@ class ElementwiseOp(OpView):
     def build(cls, inputs: list[ir.Value], out: ir.Value, *, arch: str, program: str,
               kinds: list[str], reduce: str = "none", n: int | None = None,
               unfused: str | None = None, packing: list[str] | None = None,
+              input_maps: list[list[str] | None] | None = None,
               loc: ir.Location | None = None) -> "ElementwiseOp":
+        """`input_maps`: per input, the index expressions (in d0, d1, d2) it is read at, or
+        None for its kind's own indexing."""
         attrs = {"arch": ir.StringAttr.get(arch), "program": ir.StringAttr.get(program),
                  "operands": ir.ArrayAttr.get([ir.StringAttr.get(k) for k in kinds])}
         if reduce != "none":
@@ -68,6 +85,11 @@ class ElementwiseOp(OpView):
             attrs["unfused"] = ir.StringAttr.get(unfused)
         if packing and any(packing):
             attrs["packing"] = ir.ArrayAttr.get([ir.StringAttr.get(p) for p in packing])
+        if input_maps and any(e is not None for e in input_maps):
+            attrs["input_maps"] = ir.ArrayAttr.get([
+                ir.UnitAttr.get() if e is None else
+                ir.Attribute.parse(f"affine_map<(d0, d1, d2) -> ({', '.join(e)})>")
+                for e in input_maps])
         op = ir.Operation.create(cls.OP_NAME, results=[], operands=list(inputs) + [out],
                                  attributes=attrs, loc=loc or ir.Location.unknown())
         return cls(op)
@@ -105,6 +127,23 @@ class ElementwiseOp(OpView):
                                                          for a in attr):
             raise AccelError("attribute 'packing' must be an array of strings")
         return [a.value for a in attr]
+
+    def index_maps(self) -> list[ir.AffineMap | None]:
+        """Per input, its index map, or None."""
+        if "input_maps" not in self.op.attributes:
+            return [None] * len(self.inputs)
+        attr = self.op.attributes["input_maps"]
+        if not isinstance(attr, ir.ArrayAttr) or not all(
+                isinstance(a, (ir.AffineMapAttr, ir.UnitAttr)) for a in attr):
+            raise AccelError("attribute 'input_maps' must be an array of affine maps and "
+                             "units")
+        return [a.value if isinstance(a, ir.AffineMapAttr) else None for a in attr]
+
+    @property
+    def input_maps(self) -> list[list[Expr] | None]:
+        """Per input, its index map's results as trees (dialect/copy.py), or None."""
+        return [None if m is None else [expr_tree(e) for e in m.results]
+                for m in self.index_maps()]
 
     @property
     def reduce(self) -> str:
@@ -174,8 +213,17 @@ class ElementwiseOp(OpView):
             packing = self.packing
             if len(packing) != len(self.inputs):
                 raise AccelError(f"{len(packing)} packing(s) for {len(self.inputs)} input(s)")
-            for i, (v, kind, pack) in enumerate(zip(self.inputs, kinds, packing)):
+            maps = self.index_maps()
+            if len(maps) != len(self.inputs):
+                raise AccelError(f"{len(maps)} input map(s) for {len(self.inputs)} input(s)")
+            for i, (v, kind, pack, imap) in enumerate(zip(self.inputs, kinds, packing, maps)):
                 shape, elem = memref_info(v)
+                if imap is not None:
+                    if kind != "gmn" or pack not in ("", "u8"):
+                        raise AccelError(f"input {i} read through a map must be of kind "
+                                         f"'gmn' and not int4 pairs, got '{kind}' "
+                                         f"packing '{pack}'")
+                    check_index_map(imap, [g, m, n], shape, f"input {i}'s map")
                 if kind not in KINDS:
                     raise AccelError(f"input {i} kind '{kind}' is not one of "
                                      f"{', '.join(repr(k) for k in KINDS)}")
@@ -195,7 +243,7 @@ class ElementwiseOp(OpView):
                 if elem not in EPILOGUE_OPERAND_TYPES:
                     raise AccelError(f"input {i} has element type {elem}, not one of "
                                      f"{', '.join(EPILOGUE_OPERAND_TYPES)}")
-                if shape != kind_shape(kind, g, m, n):
+                if imap is None and shape != kind_shape(kind, g, m, n):
                     raise AccelError(f"input {i} of kind '{kind}' must be "
                                      f"{kind_shape(kind, g, m, n)}, got {shape}")
             program.verify(self.compute_type, list(zip(kinds, self.input_types)))

@@ -17,8 +17,9 @@ the ops MIGraphX puts around a GEMM that are not one elementwise step:
   result is written.
 
 A value of rank r >= 2 is seen as [G, M, N] = [prod(dims[:-2]), dims[-2], dims[-1]]
-(rank 1 as [1, 1, N]). Each operand is read in place when its view is a broadcast a
-kernel reads (epilogue kinds: migraphx.epilogue.extra_buffer), else from a row-major copy.
+(rank 1 as [1, 1, N]). Each operand is read in place: as a broadcast kind when its view
+is one (migraphx.epilogue.extra_buffer), else through the view's index map of its
+buffer (`input_maps`: a transpose, a slice, a dimension of several strides): no copy.
 The result goes to a fresh row-major buffer, or straight into the function's
 out-parameter when it is returned as it is and that out-parameter is row-major.
 """
@@ -34,7 +35,7 @@ from accel.dialect.elementwise import OUTPUT_TYPES, ElementwiseOp, compute_type
 from accel.dialect.epilogue_program import OPS, Program
 from accel.dialect.ir_helpers import memref_info
 from accel.dialect.gemm_types import EPILOGUE_OPERAND_TYPES
-from accel.migraphx import memrefs
+from accel.migraphx import copies, memrefs
 from accel.migraphx.boundary import Boundary
 from accel.migraphx.epilogue import CONVERT, FUSIBLE, extra_buffer
 from accel.migraphx.shaped import ShapedType, standard_strides
@@ -108,6 +109,7 @@ class _Map:
     gmn: list
     out: ir.Value          # the output memref as the kernel takes it
     packing: list          # its inputs' packing (the op's attribute)
+    input_maps: list       # its inputs' index expressions, or None (the op's attribute)
 
 
 def _compose(first: Program, first_out: str, acc: str, then: Program, slots: set,
@@ -262,21 +264,24 @@ class ElementwiseLowering:
         mems = [mem for mem, _, _ in packed]
         bases = [base for _, base, _ in packed]
         packing = [p for _, _, p in packed] + ["u8" if t.st.elem == "ui8" else "" for t in ins]
+        maps: list = [None] * len(packed)
         for t in ins:
-            view = t.view.reshape(gmn)
-            found = extra_buffer(Tensor(t.base, view, t.st), gmn) if view is not None else None
-            base = t.base
+            # Merging the leading dimensions into G only concatenates their digits (a
+            # digit spanning the last of them is split where they end): never None.
+            view = Tensor(t.base, t.view.reshape(gmn), t.st)
+            found, base, exprs = extra_buffer(view, gmn), t.base, None
             if found is None:
-                copy = self.materialize(t, "an elementwise kernel's input that is no "
-                                           "broadcast the kernel reads")
-                found = extra_buffer(Tensor(copy.base, copy.view.reshape(gmn), copy.st), gmn)
-                base = copy.base
+                # Any other view is read in place through its index map; its buffer is
+                # then no map kernel's value at the same index, so nothing absorbs it.
+                mem, exprs = copies.indexing(view)
+                found, base = ("gmn", mem), None
             kinds.append(found[0])
             mems.append(found[1])
             bases.append(base)
+            maps.append(exprs)
         if op.name != SOFTMAX:   # (a softmax's three kernels all read its operand)
-            program, kinds, mems, packing = self._absorb(bases, program, kinds, mems,
-                                                         packing, gmn, out_st.mlir_elem)
+            program, kinds, mems, packing, maps = self._absorb(
+                bases, program, kinds, mems, packing, maps, gmn, out_st.mlir_elem)
         out_gmn = gmn[:2] + [1] if reduce != "none" else gmn
         elem_t = ir.Type.parse(out_st.mlir_elem)
         out = self._destination(op, out_st, reduce)
@@ -285,16 +290,18 @@ class ElementwiseLowering:
         kernel = ElementwiseOp.build(mems, out_mem, arch=self.arch, program=program,
                                      kinds=kinds, reduce=reduce,
                                      n=gmn[2] if reduce != "none" else None,
-                                     unfused=unfused, packing=packing, loc=op.location)
+                                     unfused=unfused, packing=packing, input_maps=maps,
+                                     loc=op.location)
         kernel.verify()
         _erase_unused(self.dead)
         self.dead = []
         if reduce == "none" and out is None and len(list(op.results[0].uses)) == 1:
-            self.maps[base] = _Map(kernel, gmn, out_mem, packing)
+            self.maps[base] = _Map(kernel, gmn, out_mem, packing, maps)
         return Tensor(base, View.contiguous(list(out_st.dims)), out_st)
 
     def _absorb(self, bases: list, program: str, kinds: list[str], mems: list,
-                packing: list[str], gmn, out_elem: str) -> tuple[str, list, list, list]:
+                packing: list[str], maps: list, gmn, out_elem: str
+                ) -> tuple[str, list, list, list, list]:
         """The kernel with the map kernels it reads folded in: a map kernel of this
         function whose value only this op reads, over the same [G, M, N], computed in the
         same type, is computed here instead (its steps first, its value rounded to its
@@ -316,6 +323,7 @@ class ElementwiseLowering:
             new_mems = first + [mems[j] for j in keep]
             new_kinds = a.kinds + [kinds[j] for j in keep]
             new_packing = prior.packing + [packing[j] for j in keep]
+            new_maps = prior.input_maps + [maps[j] for j in keep]
             types = [memref_info(v)[1] for v in new_mems]
             own = compute_type(Program.parse(program), [memref_info(v)[1] for v in mems],
                                out_elem)
@@ -331,8 +339,8 @@ class ElementwiseLowering:
             a.op.erase()
             self.dead += [mems[j] for j in slots] + [prior.out, base]
             return self._absorb([None] * len(first) + [bases[j] for j in keep], merged,
-                                new_kinds, new_mems, new_packing, gmn, out_elem)
-        return program, kinds, mems, packing
+                                new_kinds, new_mems, new_packing, new_maps, gmn, out_elem)
+        return program, kinds, mems, packing, maps
 
     def _destination(self, op, out_st: ShapedType, reduce: str) -> ir.Value | None:
         """The out-parameter the op's value is returned in, when the kernel can write it

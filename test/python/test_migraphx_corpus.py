@@ -116,3 +116,18 @@ def test_slices_and_broadcasts_feeding_a_dot_are_not_copied(corpus_results):
         else:
             assert r["copy_kernels"] == 0, r
             assert r["folded_views"] > 0 or "unitdim-m" in r["chunk"], r
+
+
+def test_elementwise_operands_are_never_copied(corpus_results):
+    """Every view an elementwise kernel reads (the int4 chunks' per-group scales and zero
+    points, broadcast over their groups: N of two strides) is read in place through an
+    index map: no copy gives an elementwise input as its reason, and the chunks with
+    such inputs (mixr-dot-int4-f16-1645, migraphx_to_blockwise_gemm_accel, the two
+    int4_unpack_dequantizelinear tests) read them so."""
+    reasons = [k for r in corpus_results if r["outcome"] == "converted"
+               for k in r["copy_reasons"]]
+    assert not [k for k in reasons if "elementwise" in k], reasons
+    mapped = {r["chunk"].split("__")[-1] for r in corpus_results if r["mapped_inputs"]}
+    assert {"mixr-dot-int4-f16-1645.mlir#0", "migraphx_to_blockwise_gemm_accel.mlir#0",
+            "int4_unpack_dequantizelinear.mlir#0",
+            "uint4_unpack_dequantizelinear.mlir#0"} <= mapped, mapped

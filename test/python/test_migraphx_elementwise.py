@@ -443,3 +443,55 @@ def test_same_module_same_bytes():
     assert results[0].metadata() == results[1].metadata()
     assert sum(k.metadata.get("op") in ("elementwise", "reduce")
                for k in results[0].kernels) == 4
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_group_scaled_int4_weights_read_in_place(arch):
+    """rocMLIR's mixr-dot-int4-f16-1645 (and migraphx_to_blockwise_gemm_accel), ragged:
+    int4 weights dequantized by per-group scales and zero points (each broadcast over a
+    group of 4 columns: N of two strides, (9, 1) and (4, 0)), transposed into the dot's
+    A. The dequantize kernel reads both broadcasts through index maps of their [32, 9]
+    buffers, in place: an elementwise kernel and the gemm, no copy."""
+    r, groups, size, n = 32, 9, 4, 21
+    c = groups * size
+    w_t, q_t = shaped([r, c // 2], "si8"), shaped([r, c], "si8")
+    g_t, gz_t = shaped([r, groups, 1], "f16"), shaped([r, groups, 1], "si8")
+    bg_t = f"<{r}x{groups}x{size}xf16, {groups}x1x0>"
+    bz_t = f"<{r}x{groups}x{size}xsi8, {groups}x1x0>"
+    s_t, z_t, d_t = shaped([r, c], "f16"), shaped([r, c], "si8"), shaped([r, c], "f16")
+    a_t, b_t, o_t = f"<{c}x{r}xf16, 1x{c}>", shaped([r, n], "f16"), shaped([c, n], "f16")
+    text = _f(f"%w: !migraphx.shaped{w_t}, %s: !migraphx.shaped{g_t}, "
+              f"%z: !migraphx.shaped{gz_t}, %b: !migraphx.shaped{b_t}",
+              f"  %0 = migraphx.unpack %w {{axis = 1 : i64}} : {w_t} -> {q_t}\n"
+              f"  %1 = migraphx.multibroadcast %s {{out_lens = [{r}, {groups}, {size}]}} : "
+              f"{g_t} -> {bg_t}\n"
+              f"  %2 = migraphx.reshape %1 {{dims = [{r}, {c}]}} : {bg_t} -> {s_t}\n"
+              f"  %3 = migraphx.multibroadcast %z {{out_lens = [{r}, {groups}, {size}]}} : "
+              f"{gz_t} -> {bz_t}\n"
+              f"  %4 = migraphx.reshape %3 {{dims = [{r}, {c}]}} : {bz_t} -> {z_t}\n"
+              f"  %5 = migraphx.dequantizelinear %0, %2, %4 : {q_t}, {s_t}, !migraphx.shaped{z_t}"
+              f" -> {d_t}\n"
+              f"  %6 = migraphx.transpose %5 {{permutation = [1, 0]}} : {d_t} -> {a_t}\n"
+              f"  %7 = migraphx.dot %6, %b : {a_t}, {b_t} -> {o_t}\n"
+              f"  return %7 : !migraphx.shaped{o_t}", o_t)
+    rng = np.random.default_rng(16)
+    vals = rng.integers(-8, 8, (r, c))
+    packed = ((vals[:, 0::2] & 15) | (vals[:, 1::2] << 4)).astype(np.uint8).view(np.int8)
+    # Scales of 0.5 or 1 and products of at most 15 * 2 over K = 32: every value a
+    # multiple of 0.5 below 1024, exact in f16.
+    s = rng.choice([0.5, 1.0], (r, groups, 1)).astype(np.float16)
+    z = rng.integers(-4, 4, (r, groups, 1)).astype(np.int8)
+    b = rng.integers(-2, 3, (r, n)).astype(np.float16)
+    out = np.full((c, n), np.nan, dtype=np.float16)
+    with new_context():
+        module = ir.Module.parse(translate(text.replace("ARCH", arch), "t.mlir"))
+        run_pipeline(module, "accel-from-migraphx")
+        assert not collect_ops(module, "accel.copy")
+        assert "input_maps" in str(module)
+    result = run_migraphx(text, arch, [packed, s, z, b], out)
+    assert [k.metadata.get("op", "gemm") for k in result.kernels] == ["elementwise", "gemm"]
+    maps = [a.get("index_map") for a in result.kernels[0].metadata["args"]]
+    assert maps[0] is None and all(maps[1:3]), maps
+    deq = (vals - np.repeat(z[:, :, 0], size, axis=1)) * np.repeat(
+        s[:, :, 0].astype(np.float64), size, axis=1)
+    assert np.array_equal(out.astype(np.float64), deq.T @ b.astype(np.float64))

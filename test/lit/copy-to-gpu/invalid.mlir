@@ -19,7 +19,7 @@ func.func @past_the_input(%x: memref<4x4xf32>, %o: memref<4x5xf32>) {
 // -----
 
 func.func @negative(%x: memref<8xf32>, %o: memref<4xf32>) {
-  // expected-error@+1 {{negative constant -1 in a copy's index expression}}
+  // expected-error@+1 {{negative constant -1 in an index expression}}
   "accel.copy"(%x, %o) {arch = "gfx942", shape = array<i64: 4>, input_map = affine_map<(d0) -> (d0 * -1 + 4)>, output_map = affine_map<(d0) -> (d0)>} : (memref<8xf32>, memref<4xf32>) -> ()
   return
 }

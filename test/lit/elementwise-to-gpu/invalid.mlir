@@ -127,3 +127,35 @@ func.func @pipeline_arch(%x: memref<1x4x4xf32>, %o: memref<1x4x4xf32>) {
   "accel.elementwise"(%x, %o) {arch = "gfx1100", operands = ["gmn"], program = ""} : (memref<1x4x4xf32>, memref<1x4x4xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @map_past_buffer(%x: memref<1x4x2xf32>, %o: memref<1x3x4xf32>) {
+  // expected-error@+1 {{input 0's map index 2 (d1) reaches 2, past the buffer's 2}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "", input_maps = [affine_map<(d0, d1, d2) -> (d0, d2, d1)>]} : (memref<1x4x2xf32>, memref<1x3x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @map_rank(%x: memref<12xf32>, %o: memref<1x3x4xf32>) {
+  // expected-error@+1 {{input 0's map gives 2 indices for a rank 1 buffer}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "", input_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>]} : (memref<12xf32>, memref<1x3x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @map_of_a_broadcast(%x: memref<4xf32>, %o: memref<1x3x4xf32>) {
+  // expected-error@+1 {{input 0 read through a map must be of kind 'gmn' and not int4 pairs, got 'n' packing ''}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["n"], program = "", input_maps = [affine_map<(d0, d1, d2) -> (d2)>]} : (memref<4xf32>, memref<1x3x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @map_count(%x: memref<1x3x4xf32>, %o: memref<1x3x4xf32>) {
+  // expected-error@+1 {{2 input map(s) for 1 input(s)}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "", input_maps = [unit, unit]} : (memref<1x3x4xf32>, memref<1x3x4xf32>) -> ()
+  return
+}

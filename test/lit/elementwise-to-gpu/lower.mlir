@@ -146,3 +146,33 @@ func.func @unsigned_bytes(%z: memref<1x2x8xi8>, %o: memref<1x2x8xf32>, %p: memre
   "accel.elementwise"(%z, %p) {arch = "gfx942", operands = ["gmn"], packing = ["u8"], program = ""} : (memref<1x2x8xi8>, memref<1x2x8xi32>) -> ()
   return
 }
+
+// -----
+
+// An input read through its index map (input_maps): N of two strides, n = n0 * 2 + n1
+// over a [2, 11, 2, 37] buffer. Its elements are not adjacent, so each of a thread's
+// two columns is one scalar load at the map's indices, joined into the vector; a thread
+// past M or N evaluates the map at row and column 0 and moves the batch index to 2,
+// past the buffer. The symbol names the map: no packed kernel shares it.
+// CHECK-LABEL: func.func @mapped
+// CHECK: gpu.func @accel_elementwise_2x37x22_{{[0-9a-f]+}}(%[[X:.*]]: memref<2x11x2x37xf16>, %[[OUT:.*]]: memref<2x37x22xf32>)
+// CHECK: %[[ROWOK:.*]] = arith.cmpi ult, %[[ROW:.*]], %c37_i32
+// CHECK: %[[COLOK:.*]] = arith.cmpi ult, %[[COL:.*]], %c22_i32
+// CHECK: %[[OK:.*]] = arith.andi %[[ROWOK]], %[[COLOK]]
+// CHECK: %[[R:.*]] = arith.select %[[ROWOK]], %[[ROW]], %c0_i32
+// CHECK: %[[C:.*]] = arith.select %[[COLOK]], %[[COL]], %c0_i32
+// CHECK: %[[N0:.*]] = arith.divui %[[C]], %c2_i32
+// CHECK: %[[N1:.*]] = arith.remui %[[C]], %c2_i32
+// CHECK: %[[B:.*]] = arith.select %[[OK]], %{{.*}}, %c2_i32
+// CHECK: %[[A:.*]] = amdgpu.raw_buffer_load %[[X]][%[[B]], %[[N0]], %[[N1]], %[[R]]] : memref<2x11x2x37xf16>, i32, i32, i32, i32 -> f16
+// CHECK: %[[C1:.*]] = arith.addi %[[C]], %c1_i32
+// CHECK: %[[M0:.*]] = arith.divui %[[C1]], %c2_i32
+// CHECK: %[[M1:.*]] = arith.remui %[[C1]], %c2_i32
+// CHECK: %[[A1:.*]] = amdgpu.raw_buffer_load %[[X]][%[[B]], %[[M0]], %[[M1]], %[[R]]] : memref<2x11x2x37xf16>, i32, i32, i32, i32 -> f16
+// CHECK: %[[V:.*]] = vector.from_elements %[[A]], %[[A1]] : vector<2xf16>
+// CHECK: arith.extf %[[V]] : vector<2xf16> to vector<2xf32>
+// CHECK: amdgpu.raw_buffer_store %{{.*}} -> %[[OUT]][%[[B]], %[[ROW]], %[[COL]]] : vector<2xf32> -> memref<2x37x22xf32>
+func.func @mapped(%x: memref<2x11x2x37xf16>, %o: memref<2x37x22xf32>) {
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "%0 = exp %e0", input_maps = [affine_map<(d0, d1, d2) -> (d0, d2 floordiv 2, d2 mod 2, d1)>]} : (memref<2x11x2x37xf16>, memref<2x37x22xf32>) -> ()
+  return
+}

@@ -126,12 +126,13 @@ func.func @types_differ(%x: !migraphx.shaped<2x8xsi32, 8x1>, %y: !migraphx.shape
 
 // -----
 
-// Not merged where the second op reads the value through a transpose: it reads a
-// row-major copy, at other indices than the first kernel computes.
+// Not merged where the second op reads the value through a transpose: it reads the
+// first kernel's buffer in place through the transpose's index map, at other indices
+// than the first kernel computes.
 // CHECK-LABEL: func.func @transposed_between
-// CHECK: program = "%0 = exp %e0"
-// CHECK: "accel.copy"
-// CHECK: program = "%0 = relu %e0"
+// CHECK: "accel.elementwise"(%{{.*}}, %{{.*}}) {arch = "gfx942", operands = ["gmn"], program = "%0 = exp %e0"}
+// CHECK-NOT: accel.copy
+// CHECK: "accel.elementwise"(%{{.*}}, %{{.*}}) {arch = "gfx942", input_maps = [#{{.*}}], operands = ["gmn"], program = "%0 = relu %e0"} : (memref<2x8xf32>, memref<1x8x2xf32>) -> ()
 func.func @transposed_between(%x: !migraphx.shaped<2x8xf32, 8x1>) -> !migraphx.shaped<8x2xf32, 2x1> attributes {arch = "gfx942"} {
   %0 = migraphx.exp %x : <2x8xf32, 8x1> -> <2x8xf32, 8x1>
   %1 = migraphx.transpose %0 {permutation = [1, 0]} : <2x8xf32, 8x1> -> <8x2xf32, 1x8>

@@ -5,6 +5,8 @@
 // view, makes A row-major and says why; the broadcast of B over a unit batch reads B
 // in place.
 // CHECK: #[[SLICED:.*]] = affine_map<(d0, d1, d2) -> (d1 * 64 + d2 + 197)>
+// The map of @two_strides' operand (below), printed with the others at the top.
+// CHECK-DAG: #[[TWO:.*]] = affine_map<(d0, d1, d2) -> (d1 mod 3, d1 floordiv 3, d2)>
 // CHECK-LABEL: func.func @slice
 // CHECK: %[[COPY:.*]] = memref.alloc() : memref<1x37x40xf16>
 // CHECK: "accel.copy"(%{{.*}}, %[[COPY]]) {arch = "gfx942", input_map = #[[SLICED]], {{.*}}reason = "a dot operand A with offset or strides not multiples of 16 bytes", shape = array<i64: 1, 37, 40>} : (memref<{{.*}}xf16>, memref<1x37x40xf16>) -> ()
@@ -42,4 +44,17 @@ func.func @transposed_slice(%a: !migraphx.shaped<2x32x64xf16, 2048x64x1>, %b: !m
   %at = migraphx.transpose %as {permutation = [0, 2, 1]} : <2x32x32xf16, 2048x64x1> -> <2x32x32xf16, 2048x1x64>
   %0 = migraphx.dot %at, %b : <2x32x32xf16, 2048x1x64>, <2x32x24xf16, 768x24x1> -> <2x32x24xf32, 768x24x1>
   return %0 : !migraphx.shaped<2x32x24xf32, 768x24x1>
+}
+
+// An elementwise operand whose M has two strides (a transpose regrouped by a reshape:
+// m = m0 * 3 + m1 lands at m1 * 10 + m0 * 5) is no broadcast kind: the kernel reads it
+// in place through its index map of the argument's [3, 2, 5] buffer, no copy.
+// CHECK-LABEL: func.func @two_strides
+// CHECK-NOT: accel.copy
+// CHECK: "accel.elementwise"(%arg0, %{{.*}}, %{{.*}}) {arch = "gfx942", input_maps = [#[[TWO]], unit], operands = ["gmn", "gmn"], program = "%0 = add %e0, %e1"} : (memref<3x2x5xf32>, memref<1x6x5xf32>, memref<1x6x5xf32>) -> ()
+func.func @two_strides(%x: !migraphx.shaped<3x2x5xf32, 10x5x1>, %y: !migraphx.shaped<6x5xf32, 5x1>) -> !migraphx.shaped<6x5xf32, 5x1> attributes {arch = "gfx942"} {
+  %t = migraphx.transpose %x {permutation = [1, 0, 2]} : <3x2x5xf32, 10x5x1> -> <2x3x5xf32, 5x10x1>
+  %r = migraphx.reshape %t {dims = [6, 5]} : <2x3x5xf32, 5x10x1> -> <6x5xf32, 5x1>
+  %0 = migraphx.add %r, %y : <6x5xf32, 5x1>, <6x5xf32, 5x1> -> <6x5xf32, 5x1>
+  return %0 : !migraphx.shaped<6x5xf32, 5x1>
 }
