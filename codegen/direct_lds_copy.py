@@ -1,0 +1,94 @@
+"""Global memory -> LDS copy of one operand tile without registers: `amdgpu.gather_to_lds`.
+
+gfx942's buffer_load_dword ... lds (what gather_to_lds lowers to there, the source a
+fat raw buffer) writes each lane's dword at M0 + lane * 4: one wave instruction fills
+64 consecutive LDS dwords, and only the global address is the lane's own. So the copy
+runs over the tile's LDS dwords in order, [kpackPerBlock][dPerBlock][kpack] as the
+fragment reads expect it (OperandCopy.lds_offset, no slab padding: a padding row inside
+a wave's 256-byte run would be written too), and each lane loads the global dword that
+belongs at its place. The row swizzle stays: it permutes rows inside an 8-row block,
+and the XOR is its own inverse, so LDS row d holds global row d ^ key(d // 8).
+
+Only a K-contiguous operand (A row-major, B transposed) has a kpack run of whole dwords
+contiguous in global memory (passes/plan_kernel.py refuses the rest). Edges read zero
+as OperandCopy's loads do: an invalid dword's batch index is G, past the descriptor's
+num_records, where the buffer load returns 0 and writes it to LDS; with K a multiple of
+the dword's elements a dword is wholly inside a row or wholly past its end.
+
+The loads complete out of order with the LDS accesses (vmcnt, not lgkmcnt, counts
+them), so the k-tile loop waits for them (schedule.LOAD_WAIT) before the barrier that
+hands the tile to the other waves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel.codegen.builder import Emitter, Value
+from accel.codegen.global_copy import OperandCopy, vector_type
+from accel.dialect.element_types import ELEMENT_BYTES
+
+FAT_RAW_BUFFER = "#amdgpu.address_space<fat_raw_buffer>"
+
+
+@dataclass(frozen=True)
+class DirectLdsCopy(OperandCopy):
+    """An OperandCopy whose `copy` writes LDS by gather_to_lds from `buffer`, the
+    operand cast to a fat raw buffer (`cast`, emitted once at the kernel's entry)."""
+    wave_size: int = 64
+    buffer: str = ""
+
+    @property
+    def per_dword(self) -> int:
+        return 4 // ELEMENT_BYTES[self.elem]
+
+    @property
+    def dwords(self) -> int:
+        return self.tile_elems // self.per_dword
+
+    @property
+    def buffer_type(self) -> str:
+        return self.memref_type[:-1] + f", {FAT_RAW_BUFFER}>"
+
+    def cast(self, em: Emitter) -> str:
+        """The fat raw buffer view of the operand: its descriptor's num_records is the
+        memref's size, the bound that makes an invalid dword read 0."""
+        return em.assign(f"amdgpu.fat_raw_buffer_cast {self.memref} : {self.memref_type} "
+                         f"to {self.buffer_type}", f"{self.name.lower()}buf")
+
+    def copy(self, em: Emitter, lds: str, lds_type: str, lds_base: Value, tid: str, g: str,
+             g_count: int, d_tile: str, k_tile: Value) -> None:
+        """gather_to_lds of tile (g, d_tile, k_tile) into `lds` at element `lds_base`:
+        in round r, thread t moves dword r * blockSize + t; the waves of a round past
+        the tile's last dword (a wave-uniform test: the dword count is a multiple of
+        the wave) issue nothing."""
+        block = self.block_size
+        rounds = -(-self.dwords // block)
+        wave_first = em.mul(em.div(tid, self.wave_size), self.wave_size)
+        for r in range(rounds):
+            q = em.add(tid, r * block)
+            if (r + 1) * block <= self.dwords:
+                self._gather(em, lds, lds_type, lds_base, em.add(wave_first, r * block), q,
+                             g, g_count, d_tile, k_tile)
+            else:
+                with em.region(f"scf.if {em.lt(q, self.dwords)}"):
+                    self._gather(em, lds, lds_type, lds_base, em.add(wave_first, r * block),
+                                 q, g, g_count, d_tile, k_tile)
+
+    def _gather(self, em: Emitter, lds, lds_type, lds_base, first: Value, q: Value, g,
+                g_count, d_tile, k_tile) -> None:
+        """One wave instruction: LDS dwords [first, first + wave) of the tile, this
+        lane's dword q."""
+        per, kp, d_pb = self.per_dword, self.kpack, self.d_per_block
+        p = em.mul(q, per)
+        slab = em.div(p, d_pb * kp)
+        d = em.rem(em.div(p, kp), d_pb)
+        if self.swizzled:
+            d = em.xor(d, self.row_key(em, em.div(d, 8)))
+        k_local = em.add(em.mul(slab, kp), em.rem(p, kp))
+        row, k, ok = self._coords(em, d, k_local, d_tile, k_tile, False)
+        batch = em.select(ok, g, g_count)
+        src = ", ".join(em.index(x) for x in (batch, row, k))
+        dst = em.index(em.add(lds_base, em.mul(first, per)))
+        em.line(f"amdgpu.gather_to_lds {self.buffer}[{src}], {lds}[{dst}] : "
+                f"{vector_type(per, self.elem)}, {self.buffer_type}, {lds_type}")
