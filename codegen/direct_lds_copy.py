@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from accel.codegen.builder import Emitter, Value
 from accel.codegen.global_copy import OperandCopy, vector_type
+from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES
 
 FAT_RAW_BUFFER = "#amdgpu.address_space<fat_raw_buffer>"
@@ -49,6 +50,24 @@ class DirectLdsCopy(OperandCopy):
     @property
     def buffer_type(self) -> str:
         return self.memref_type[:-1] + f", {FAT_RAW_BUFFER}>"
+
+    def check_plan(self) -> None:
+        """AccelError unless the plan is one this copy can follow (passes/plan_kernel.py
+        direct_operand_plan makes such plans)."""
+        p = self.plan
+        what = (None if self.layout != "accel" and self.d_first else "a K-contiguous plain operand",
+                None if self.view_strides is None and self.rows is None else "a packed memref",
+                None if self.kpack % self.per_dword == 0 and self.k_extent % self.per_dword == 0
+                else f"kpack and K multiples of {self.per_dword}",
+                None if self.dwords % self.wave_size == 0 else "a tile of whole wave dwords",
+                None if (p.vector, p.k_chunk, p.slab_pad) == (self.per_dword, 1, 0)
+                and not (p.ahead or p.rows_first or p.permute) and p.sgpr_offset == "none"
+                else f"vector {self.per_dword}, k_chunk 1, slab_pad 0, sgpr_offset \"none\" "
+                     f"and no ahead, rows_first or permute")
+        missing = [w for w in what if w is not None]
+        if missing:
+            raise AccelError(f"kernel plan: direct_to_lds {self.name.lower()}_copy needs "
+                             f"{'; '.join(missing)}")
 
     def cast(self, em: Emitter) -> str:
         """The fat raw buffer view of the operand: its descriptor's num_records is the
