@@ -328,10 +328,8 @@ def _gather_to_lds(c, o):
                          "loads)", location=o.location)
     seg = _segments(o, ["src", "srcIndices", "dst", "dstIndices"])
     src_v, dst_v = seg["src"][0], seg["dst"][0]
-    owner = src_v.owner
-    if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
-        owner = owner.operation
-    if getattr(owner, "name", "") != "amdgpu.fat_raw_buffer_cast":
+    owner = getattr(src_v.owner, "operation", None)   # None for a block argument
+    if owner is None or owner.name != "amdgpu.fat_raw_buffer_cast":
         raise AccelError("simulator: amdgpu.gather_to_lds from a source that is not an "
                          "amdgpu.fat_raw_buffer_cast", location=o.location)
     check = (ir.BoolAttr(owner.attributes["boundsCheck"]).value

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from accel import compile_gemm
+from accel.check import check_gemm
 from accel.diagnostics import AccelError
 from accel.dialect.perf_config import PerfConfig
 
@@ -53,6 +54,26 @@ def test_unswizzled_rows_and_a_partial_last_round(sched, in_t, out_t):
 def test_32x32_mfma_and_one_k_tile(sched):
     cfg = wave_config("gfx942", "f16", 64, 64, 8, 8, mn=32, sched=sched)
     check("gfx942", "f16", "f16", 1, 64, 33, 36, cfg=cfg, b_layout="transposed")
+
+
+@pytest.mark.parametrize("sched", (3, 4))
+@pytest.mark.parametrize("a,b", [("f8E4M3FNUZ", "f8E4M3FNUZ"), ("f8E4M3FNUZ", "f8E5M2FNUZ")])
+def test_fp8_with_edge_values(sched, a, b):
+    """Each operand moves dwords of 4 of its own format; the formats' largest finite
+    values, subnormals and zeros."""
+    r = check_gemm("gfx942", g=2, m=37, n=50, k=100, in_type=a, b_type=b, out_type="f32",
+                   trans_b=True, perf_config=f"v4:32,64,4,16,32,16,16,1,{sched},2,0,0,1,1",
+                   edge_values=True)
+    assert r.comparison.ok, r.comparison.describe(r.got, r.ref)
+
+
+@pytest.mark.parametrize("sched", (3, 4))
+def test_c_through_lds_after_a_direct_loop(sched):
+    """outputSwizzle 1 stages C in the LDS the loop's gathers wrote: every gather was
+    waited for before the loop's last barrier."""
+    r = check_gemm("gfx942", m=70, n=77, k=200, in_type="f16", out_type="f16", trans_b=True,
+                   perf_config=f"v4:64,64,4,32,32,16,8,1,{sched},1,0,0,1,1")
+    assert r.comparison.ok, r.comparison.describe(r.got, r.ref)
 
 
 def _main_loop(asm: str) -> str:
