@@ -142,8 +142,8 @@ class GemmKernel:
         tid = em.gpu_id("thread_id x", "tid")
         a_copy, b_copy = self.a, self.b
         if self.plan.direct_to_lds:
-            a_copy = replace(a_copy, buffer=a_copy.cast(em), wave_size=wave)
-            b_copy = replace(b_copy, buffer=b_copy.cast(em), wave_size=wave)
+            a_copy = replace(a_copy, wave_size=wave).prepare(em, tid)
+            b_copy = replace(b_copy, wave_size=wave).prepare(em, tid)
         if tile is None:
             n_tile = em.gpu_id("block_id x", "bx")
             m_tile = em.gpu_id("block_id y", "by")

@@ -231,3 +231,26 @@ def _if(c, o):
             r[res] = v
 
     return run
+
+
+@op("rocdl.readfirstlane")
+def _readfirstlane(c, o):
+    """Each active thread gets the value of its wave's first active thread."""
+    src = c.use(o.operands[0])
+    out = c.define(o.results[0])
+    wave = c.arch.wave_size
+
+    def run(st):
+        rows = st.all_rows if st.rows is None else st.rows
+        v = st.regs[src]
+        if v.shape[0] == 1:
+            st.regs[out] = v
+            return
+        wave_id = st.wg[rows] * (-(-st.tpw // wave)) + st.lin_in_wg[rows] // wave
+        ids, first = np.unique(wave_id, return_index=True)
+        vals = v[rows]
+        full = np.zeros_like(v) if st.rows is not None else np.empty_like(v)
+        full[rows] = vals[first][np.searchsorted(ids, wave_id)]
+        st.regs[out] = full
+
+    return run

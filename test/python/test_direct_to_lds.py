@@ -183,3 +183,21 @@ def test_gather_to_lds_is_gfx942_only():
     with pytest.raises(AccelError, match="gather_to_lds on gfx1100"):
         run(gather_kernel("%wbase2"), [np.zeros(140, np.float16), np.zeros(256, np.float16)],
             block=(128, 1, 1), arch="gfx1100")
+
+
+def test_readfirstlane_takes_each_waves_first_active_thread():
+    body = """
+      %ti = arith.index_cast %t : index to i32
+      %c3 = arith.constant 3 : i32
+      %x = arith.muli %ti, %c3 : i32
+      %c5 = arith.constant 5 : index
+      %late = arith.cmpi uge, %t, %c5 : index
+      scf.if %late {
+        %f = rocdl.readfirstlane %x : i32
+        memref.store %f, %R[%t] : memref<128xi32>
+      }
+"""
+    R = np.full(128, -1, np.int32)
+    run(sim_kernel_text.kernel("%R: memref<128xi32>", body), [R], block=(128, 1, 1),
+        arch="gfx942")
+    np.testing.assert_array_equal(R, [-1] * 5 + [15] * 59 + [192] * 64)
