@@ -35,10 +35,10 @@ FAT_RAW_BUFFER = "#amdgpu.address_space<fat_raw_buffer>"
 @dataclass(frozen=True)
 class DirectLdsCopy(OperandCopy):
     """An OperandCopy whose `copy` writes LDS by gather_to_lds from `buffer`, the
-    operand cast to a fat raw buffer (`cast`, emitted once at the kernel's entry)."""
+    operand cast to a fat raw buffer (`prepare`, emitted once at the kernel's entry)."""
     wave_size: int = 64
     buffer: str = ""          # the fat raw buffer view (`prepare`)
-    lds_first: Value = 0      # this wave's first LDS element of a round (`prepare`)
+    lds_first: Value = 0      # the wave's first LDS element within a round (`prepare`)
 
     @property
     def per_dword(self) -> int:
@@ -105,8 +105,8 @@ class DirectLdsCopy(OperandCopy):
 
     def _gather(self, em: Emitter, lds, lds_type, first: Value, q: Value, g, g_count,
                 d_tile, k_tile) -> None:
-        """One wave instruction: the wave's 64 dwords from LDS element `first` on, this
-        lane's the tile's dword q."""
+        """One wave instruction: the wave's 64 dwords from LDS element `first` on; this
+        lane moves the tile's dword q."""
         per, kp, d_pb = self.per_dword, self.kpack, self.d_per_block
         p = em.mul(q, per)
         slab = em.div(p, d_pb * kp)
