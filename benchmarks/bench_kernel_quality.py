@@ -1,7 +1,7 @@
 """Kernel quality per arch and tile: what the ISA and the simulator's LDS model show.
 
     python benchmarks/bench_kernel_quality.py [--arch gfx942] [--no-sim] [--show-asm N]
-        [--only cases|shapes|c-staging|full-agprs] [--schedule-version 1|2]
+        [--only cases|shapes|c-staging|full-agprs] [--schedule-version 1|2|3|4]
         [--without-wmma-banks]
 
 First the main loop (the innermost loop holding MMAs) of the six GEMMs of issue 12
@@ -493,7 +493,7 @@ def main() -> None:
     p.add_argument("--only", choices=("cases", "shapes", "c-staging", "full-agprs"),
                    help="only the ladder cases, only the six shapes, only C through LDS or "
                    "only the gfx942 rungs whose accumulators fill the AGPRs")
-    p.add_argument("--schedule-version", type=int, choices=(1, 2),
+    p.add_argument("--schedule-version", type=int, choices=(1, 2, 3, 4),
                    help="the six shapes with this scheduleVersion instead of the selector's")
     p.add_argument("--without-wmma-banks", action="store_true",
                    help="serialize as LLVM allocated (wmma_banks.ENABLED = False): the before")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from accel.codegen.builder import Emitter, kernel_module_text
 from accel.codegen.c_staging import CStaging, check_plan, region_bytes
+from accel.codegen.direct_lds_copy import DirectLdsCopy
 from accel.codegen.epilogue import Epilogue, Extra, check_extra_alignment
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
@@ -139,6 +140,10 @@ class GemmKernel:
         wave = self.arch.wave_size
         lds_a_t, lds_b_t = self._lds_types()
         tid = em.gpu_id("thread_id x", "tid")
+        a_copy, b_copy = self.a, self.b
+        if self.plan.direct_to_lds:
+            a_copy = replace(a_copy, wave_size=wave).prepare(em, tid)
+            b_copy = replace(b_copy, wave_size=wave).prepare(em, tid)
         if tile is None:
             n_tile = em.gpu_id("block_id x", "bx")
             m_tile = em.gpu_id("block_id y", "by")
@@ -168,14 +173,15 @@ class GemmKernel:
         a_row = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         b_col = em.add(em.mul(wave_n, cfg.n_per_wave), mma.b_column(em, lane))
         sup = self.plan.k_steps_per_read
-        tile_a = LdsTile(self.a, "%lds_a", lds_a_t)
-        tile_b = LdsTile(self.b, "%lds_b", lds_b_t)
+        tile_a = LdsTile(a_copy, "%lds_a", lds_a_t)
+        tile_b = LdsTile(b_copy, "%lds_b", lds_b_t)
         step = MmaStep(mma=mma, a=tile_a, b=tile_b, k_per_block=cfg.k_per_block, k_steps_per_read=sup,
                        reps_m=reps_m, reps_n=reps_n, a_row=a_row, b_col=b_col,
                        k_lane=mma.k_base(em, lane, sup), read_ahead=self.plan.lds_read_ahead,
                        interleave_reads=self.plan.interleave_reads)
         copies = TileCopies(tiles=((tile_a, m_tile), (tile_b, n_tile)), tid=tid, batch=batch,
-                            g=self.g, load_wait_once=self.plan.load_wait_once)
+                            g=self.g, load_wait_once=self.plan.load_wait_once,
+                            direct=self.plan.direct_to_lds)
         k_tiles = self.k_tiles
         if self.split_k is not None:
             copies = slice_copies(copies, first_k_tile, self.k_tiles, self.split_k)
@@ -234,7 +240,8 @@ def _build(gemm: GemmOp) -> GemmKernel:
     def operand(name, value, layout, d_extent, d_per_block, op_plan) -> OperandCopy:
         shp, elem = memref_info(value)
         strides, offset = view_strides(value.type) or (None, 0)
-        return OperandCopy(name=name, layout=layout, memref=f"%{name}",
+        kind = DirectLdsCopy if plan.direct_to_lds else OperandCopy
+        return kind(name=name, layout=layout, memref=f"%{name}",
                            memref_type=str(value.type), shape=tuple(shp), elem=elem,
                            d_extent=d_extent, k_extent=shape.k, d_per_block=d_per_block,
                            kpack_per_block=config.kpack_per_block, kpack=config.kpack,

@@ -8,6 +8,12 @@ in 16x16x16 units, on the selector's 4096^3 tiles): gfx942 8 -> 32, gfx1100 0 ->
 gfx1201 16 -> 16 (B transposed 0 -> 16). Cost: the held values, as the register
 estimate's copy staging allows (tuning/validity.py).
 
+Direct-to-LDS (plan direct_to_lds, scheduleVersion 3 and 4) holds nothing in
+registers: with one buffer a k-tile's gather_to_lds is waited for before its MMAs
+(store t | wait | barrier | multiply t | barrier, the global latency exposed); with two
+(scheduleVersion 4) tile t+1 is gathered into the other buffer before tile t's MMAs and
+waited for after them.
+
 One LDS buffer (lds_buffers = 1, scheduleVersion 1): store t | barrier | load t+1 |
 multiply t | barrier, the loaded values carried across the back edge. Two
 (lds_buffers = 2, scheduleVersion 2): load t+1 | multiply t | store t+1 into the other
@@ -34,6 +40,8 @@ class TileCopies:
     batch: str
     g: int
     load_wait_once: bool  # plan load_wait_once: put waits for every staged load at once
+    direct: bool = False  # plan direct_to_lds: `put` issues gather_to_lds, waited for by
+                          # LOAD_WAIT before the next barrier (codegen/direct_lds_copy.py)
 
     def fetch(self, em: Emitter, k_tile: Value) -> list[tuple[str, str]]:
         """Global loads of k-tile `k_tile` for the operands loaded ahead (plan `ahead`)."""
@@ -99,8 +107,11 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
         if sched_barriers:
             em.line(PIN_LOADS)
 
+    direct = isinstance(copies, TileCopies) and copies.direct
     if lds_buffers == 2:
         copies.put(em, 0, 0, [x for x, _ in copies.fetch(em, 0)])
+        if direct:
+            em.line(LOAD_WAIT)
         em.line(BARRIER)
 
         def tile(kt: Value, buf: int, accs_in: list[str]) -> list[str]:
@@ -113,6 +124,16 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
             if isinstance(nxt, int) and nxt >= k_tiles:   # known to be the last k-tile
                 return step.emit(em, buf, accs_in)
             nxt = clamped(em, nxt, k_tiles)
+            if direct:
+                # Nothing passes through registers: tile kt+1 goes into the other
+                # buffer before the MMAs and is waited for after them.
+                copies.put(em, nxt, 1 - buf, [])
+                pin()
+                out = step.emit(em, buf, accs_in)
+                pin()
+                em.line(LOAD_WAIT)
+                em.line(BARRIER)
+                return out
             staged = [x for x, _ in copies.fetch(em, nxt)]
             pin()
             out = step.emit(em, buf, accs_in)
@@ -137,6 +158,8 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
 
     def body(kt, carried):
         copies.put(em, kt, 0, carried[n_acc:])
+        if direct:
+            em.line(LOAD_WAIT)
         em.line(BARRIER)
         nxt = em.add(kt, 1)
         ahead = copies.fetch(em, clamped(em, nxt, k_tiles))

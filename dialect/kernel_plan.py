@@ -16,6 +16,9 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
                                             read each) are read before the previous group's MMAs
   interleave_reads = false                  scheduling-group barriers place those reads among
                                             the first MMAs of the group before
+  direct_to_lds = false                     A and B go from global memory straight into LDS
+                                            (amdgpu.gather_to_lds, scheduleVersion 3 and 4),
+                                            not through registers (codegen/direct_lds_copy.py)
   c_vector = 8                              elements per C store (and bias load)
   waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
   grid_group = 1                            M tiles per group of the grid order (1: plain)
@@ -112,6 +115,7 @@ class KernelPlan:
     load_wait_once: bool     # one wait for all loaded-ahead loads before their LDS stores
     lds_read_ahead: bool     # MMA fragments read one group of k-steps ahead
     interleave_reads: bool   # those reads pinned among the previous group's first MMAs
+    direct_to_lds: bool      # both operands' tiles written into LDS by gather_to_lds
     c_vector: int
     waves_per_eu: int
     grid_group: int
@@ -175,6 +179,7 @@ def _positive_or_zero(a: ir.Attribute, name: str) -> int:
 
 
 _INT_KEYS = ("k_steps_per_read", "lds_buffers", "c_vector", "waves_per_eu", "grid_group")
-_BOOL_KEYS = ("sched_barriers", "load_wait_once", "lds_read_ahead", "interleave_reads")
+_BOOL_KEYS = ("sched_barriers", "load_wait_once", "lds_read_ahead", "interleave_reads",
+              "direct_to_lds")
 PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS \
-    + ("load_wait_once", "lds_read_ahead", "interleave_reads")
+    + ("load_wait_once", "lds_read_ahead", "interleave_reads", "direct_to_lds")

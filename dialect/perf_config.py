@@ -116,8 +116,9 @@ class PerfConfig:
 
     @property
     def double_buffered(self) -> bool:
-        # scheduleVersion 2 is rocMLIR's double-buffered LDS pipeline.
-        return self.schedule_version == 2
+        # scheduleVersion 2 is rocMLIR's double-buffered LDS pipeline, 4 its
+        # direct-to-LDS one.
+        return self.schedule_version in (2, 4)
 
     # ---- text ----------------------------------------------------------------
     def __str__(self) -> str:

@@ -214,6 +214,12 @@ def _plan(gemm: GemmOp) -> KernelPlan:
     store_elem = max([out_type] + [memref_info(v)[1] for v, kind in
                                    zip(gemm.extras, extra_kinds) if "n" in kind],
                      key=ELEMENT_BYTES.get)
+    direct = direct_to_lds(config)
+    if direct:
+        a = direct_operand_plan("A", gemm.a, gemm.a_layout, in_type, shape.k, a, config,
+                                arch)
+        b = direct_operand_plan("B", gemm.b, gemm.b_layout, b_type, shape.k, b, config,
+                                arch)
     read_ahead = lds_read_ahead(arch, mma, config, in_type, a, b)
     return KernelPlan(
         symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k,
@@ -239,7 +245,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         # gridGroupSize M tiles per group (codegen/grid_order.py); a group of at most
         # the M tiles there are, and 0 or 1 keep the plain order.
         grid_group=max(1, min(config.grid_group_size, -(-shape.m // config.m_per_block))),
-        a=a, b=b)
+        direct_to_lds=direct, a=a, b=b)
 
 
 def plan_grouped(op: GroupedGemmOp, symbol: str = "") -> KernelPlan:
@@ -268,6 +274,9 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
     if config.output_swizzle == 1:
         raise AccelError(f"perf config {config}: a grouped GEMM stores C from the "
                          f"accumulators (outputSwizzle must be 0 or 2)")
+    if direct_to_lds(config):
+        raise AccelError(f"perf config {config}: a grouped GEMM has no direct-to-LDS copy "
+                         f"(scheduleVersion must be 1 or 2)")
     mma = select_mma(arch, in_type, in_type, config.mn_per_xdl)
     bits = 8 * ELEMENT_BYTES[in_type]
     buffers = lds_buffers(config)
@@ -292,7 +301,7 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
                                           k_tiles_per_slice(k, config)),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
-        waves_per_eu=config.waves_per_eu, grid_group=1, a=a, b=b)
+        waves_per_eu=config.waves_per_eu, grid_group=1, direct_to_lds=False, a=a, b=b)
 
 
 _LAYOUT_LETTER = {"row": "r", "transposed": "t", "accel": "x"}
@@ -335,7 +344,49 @@ def lds_buffers(config: PerfConfig) -> int:
     0.376 -> 0.427, gfx1100 0.174 -> 0.185, gfx1201 0.170 -> 0.209 against one copy; but
     the doubled loop costs compile time, median CPU time over bench_compile.py's 18
     kernels 82 -> 122 ms, so it is not the default."""
-    return 2 if config.schedule_version == 2 else 1
+    return 2 if config.double_buffered else 1
+
+
+def direct_to_lds(config: PerfConfig) -> bool:
+    """scheduleVersion 3 and 4 (rocMLIR's direct-to-LDS pipelines, 4 with two LDS
+    buffers): A's and B's tiles go from global memory straight into LDS
+    (codegen/direct_lds_copy.py); tuning/validity.py has refused them where the chip has
+    no such loads."""
+    return config.schedule_version in (3, 4)
+
+
+def direct_operand_plan(name: str, value: ir.Value, layout: str, elem: str, k_extent: int,
+                        plan: OperandPlan, config: PerfConfig, arch: ArchInfo) -> OperandPlan:
+    """The plan of an operand copied by gather_to_lds: each lane moves one dword and a
+    wave's 64 dwords land consecutive in LDS (M0 + lane * 4), so the copy writes LDS in
+    its own order, with no slab padding (a padding row inside a wave's 256-byte run
+    would be written too), and holds nothing in registers. The row swizzle stays: it
+    only permutes rows inside an 8-row block, and the copy reads global row
+    d ^ key for LDS row d. AccelError for what the copy cannot do."""
+    per = 4 // ELEMENT_BYTES[elem]
+    d_first = (name == "A") == (layout == "row")
+    if config.split_k > 1:
+        raise AccelError(f"scheduleVersion {config.schedule_version} (direct-to-LDS) has no "
+                         f"split-K (splitKFactor must be 1)")
+    if layout == "accel" or not d_first:
+        raise AccelError(f"scheduleVersion {config.schedule_version} (direct-to-LDS) needs "
+                         f"{name} K-contiguous in global memory (A row-major, B transposed); "
+                         f"{name} is {layout}")
+    if view_strides(value.type) is not None:
+        raise AccelError(f"scheduleVersion {config.schedule_version} (direct-to-LDS) needs "
+                         f"{name} as a packed memref, not a strided view")
+    if config.kpack % per or k_extent % per:
+        raise AccelError(f"scheduleVersion {config.schedule_version} (direct-to-LDS) moves "
+                         f"dwords of {per} {elem} along K: kpack ({config.kpack}) and K "
+                         f"({k_extent}) must be multiples of {per}")
+    d = config.m_per_block if name == "A" else config.n_per_block
+    dwords = d * config.k_per_block // per
+    if dwords % arch.wave_size:
+        raise AccelError(f"scheduleVersion {config.schedule_version} (direct-to-LDS): {name}'s "
+                         f"tile is {dwords} dwords, not a multiple of a wave's "
+                         f"{arch.wave_size}")
+    return replace(plan, vector=per, k_chunk=1, permute=False, sgpr_offset="none",
+                   slab_pad=0, ahead=False, rows_first=False)
 
 
 def k_tiles_per_slice(k: int, config: PerfConfig) -> int:

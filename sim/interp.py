@@ -101,6 +101,7 @@ class State:
         self.all_rows = np.arange(self.T)
         self.lds = []          # View of each workgroup buffer, per compiler LDS index
         self.lds_buffers = []  # their memory.Buffer, each spanning all W workgroups
+        self.lds_dma_pending = False  # gather_to_lds LDS writes not yet waited for
 
     def set_mask(self, mask):
         """Install a mask (None = all active); returns the previous one for restore."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.sim.locations import where
 from accel.sim.registry import op
@@ -75,8 +76,16 @@ def _scheduling_hint(c, o):
 @op("amdgpu.memory_counter_wait")
 def _counter_wait(c, o):
     # A wait for the memory operations in flight: the simulator completes each one as
-    # it runs, so there is nothing to wait for.
-    return lambda st: None
+    # it runs, so only gather_to_lds's LDS writes (counted as loads, vmcnt) are tracked:
+    # a load(0) wait completes them.
+    load = o.attributes["load"] if "load" in o.attributes else None
+    if load is None or ir.IntegerAttr(load).value != 0:
+        return lambda st: None
+
+    def run(st):
+        st.lds_dma_pending = False
+
+    return run
 
 
 @op("gpu.barrier", "amdgpu.lds_barrier")
@@ -94,6 +103,10 @@ def _barrier(c, o):
                 raise AccelError("simulator: barrier reached by only some threads of "
                                  f"the workgroup of {st.thread_name(row)}", location=loc)
             wgs = np.flatnonzero(arrived)
+        if st.lds_dma_pending:
+            raise AccelError("simulator: barrier with gather_to_lds writes to LDS in flight "
+                             "(no memory_counter_wait load(0) since): other waves may read "
+                             "LDS they have not reached", location=loc)
         for buf in st.lds_buffers:
             buf.tracker.barrier(wgs)
 
@@ -216,5 +229,28 @@ def _if(c, o):
                 vals = [_merge(k, a, b) for a, b in zip(tv, ev)]
         for res, v in zip(results, vals):
             r[res] = v
+
+    return run
+
+
+@op("rocdl.readfirstlane")
+def _readfirstlane(c, o):
+    """Each active thread gets the value of its wave's first active thread."""
+    src = c.use(o.operands[0])
+    out = c.define(o.results[0])
+    wave = c.arch.wave_size
+
+    def run(st):
+        rows = st.all_rows if st.rows is None else st.rows
+        v = st.regs[src]
+        if v.shape[0] == 1:
+            st.regs[out] = v
+            return
+        wave_id = st.wg[rows] * (-(-st.tpw // wave)) + st.lin_in_wg[rows] // wave
+        ids, first = np.unique(wave_id, return_index=True)
+        vals = v[rows]
+        full = np.zeros_like(v) if st.rows is not None else np.empty_like(v)
+        full[rows] = vals[first][np.searchsorted(ids, wave_id)]
+        st.regs[out] = full
 
     return run

@@ -285,3 +285,119 @@ def _raw_buffer_store(c, o):
         view.buf.data[elem[valid]] = np.broadcast_to(v, shape)[valid]
 
     return run
+
+
+# ---- direct-to-LDS loads ------------------------------------------------------------------
+
+@op("amdgpu.fat_raw_buffer_cast")
+def _fat_raw_buffer_cast(c, o):
+    """A buffer descriptor over the whole memref (its num_records: raw_buffer's rule);
+    gather_to_lds reads through it. Only the plain form: no validBytes or swizzle
+    stride operands, the view's own offset kept."""
+    if len(o.operands) != 1 or "resetOffset" in o.attributes:
+        raise AccelError("simulator: amdgpu.fat_raw_buffer_cast with validBytes, a cache "
+                         "swizzle stride or resetOffset is outside the Kernel IR subset",
+                         location=o.location)
+    src = c.use(o.operands[0])
+    info = memref_info(o.results[0].type, o.location)
+    out = c.define(o.results[0])
+
+    def run(st):
+        v = st.regs[src]
+        st.regs[out] = View(v.buf, v.base, v.offset, info)
+
+    return run
+
+
+# Bytes one lane moves, as the simulator models them: M0 + lane * 4 is the LDS address
+# of buffer_load_dword ... lds; the 1- and 2-byte forms are not modelled.
+GATHER_BYTES = (4,)
+
+
+@op("amdgpu.gather_to_lds")
+def _gather_to_lds(c, o):
+    """Each active lane loads `transferType` from the fat raw buffer at its source
+    indices (0 where any byte is past num_records, as a buffer load returns) and the
+    wave writes the values to LDS at its destination, lane l at + l * transfer: the
+    destination must be the same for the wave's active lanes (it goes into M0). The LDS
+    writes are in flight until a memory_counter_wait load(0) (vmcnt counts them): a
+    barrier before that is an error, since other waves may read LDS they have not
+    reached yet."""
+    if c.arch.name != "gfx942":
+        raise AccelError(f"simulator: amdgpu.gather_to_lds on {c.arch.name} (no global-to-LDS "
+                         "loads)", location=o.location)
+    seg = _segments(o, ["src", "srcIndices", "dst", "dstIndices"])
+    src_v, dst_v = seg["src"][0], seg["dst"][0]
+    owner = getattr(src_v.owner, "operation", None)   # None for a block argument
+    if owner is None or owner.name != "amdgpu.fat_raw_buffer_cast":
+        raise AccelError("simulator: amdgpu.gather_to_lds from a source that is not an "
+                         "amdgpu.fat_raw_buffer_cast", location=o.location)
+    check = (ir.BoolAttr(owner.attributes["boundsCheck"]).value
+             if "boundsCheck" in owner.attributes else True)
+    src_info = memref_info(src_v.type, o.location)
+    dst_info = memref_info(dst_v.type, o.location)
+    vt = value_type(ir.TypeAttr(o.attributes["transferType"]).value, o.location)
+    n = int(np.prod(vt.shape, dtype=np.int64))
+    if not dst_info.workgroup or src_info.workgroup:
+        raise AccelError("simulator: amdgpu.gather_to_lds must read global memory into "
+                         "workgroup memory", location=o.location)
+    if not (vt.dtype == src_info.dtype == dst_info.dtype):
+        raise AccelError("simulator: amdgpu.gather_to_lds with differing element types",
+                         location=o.location)
+    if n * vt.dtype.itemsize not in GATHER_BYTES:
+        raise AccelError(f"simulator: amdgpu.gather_to_lds of {n * vt.dtype.itemsize} bytes "
+                         f"a lane (modelled: {GATHER_BYTES})", location=o.location)
+    src = c.use(src_v)
+    dst = c.use(dst_v)
+    src_idx = [c.use(v) for v in seg["srcIndices"]]
+    dst_idx = [c.use(v) for v in seg["dstIndices"]]
+    op_id = c.op_id(o)
+    desc = describe(o)
+    loc = where(o)
+    arch = c.arch
+    wave = arch.wave_size
+
+    def run(st):
+        r = st.regs
+        rows = _tids(st)
+        sview = r[src]
+        offs, _ = raw_buffer_offsets([take(r[i], st.rows) for i in src_idx], src_info, n, 0,
+                                     None)
+        elem = take(sview.offset, st.rows).reshape(-1, 1) + offs // src_info.elem_bytes
+        elem = np.broadcast_to(elem, (rows.size, n))
+        if check:
+            valid = offs[:, -1:] + src_info.elem_bytes <= num_records(src_info)
+        else:
+            valid = np.ones((offs.shape[0], 1), dtype=bool)
+        valid = np.broadcast_to(valid, (rows.size, n))
+        inside = elem[valid]
+        if inside.size and (inside.min() < 0 or inside.max() >= sview.buf.data.size):
+            raise AccelError(f"simulator: gather_to_lds load outside {sview.buf.name}: a "
+                             f"memory fault on hardware", location=loc)
+        vals = np.zeros((rows.size, n), dtype=vt.dtype)
+        vals[valid] = sview.buf.data[elem[valid]]
+        # The destination: one per wave (M0), lane l's n elements at + l * n.
+        dview = r[dst]
+        base = np.broadcast_to(take(dview.offset, st.rows), (rows.size,)).astype(np.int64)
+        for d, i in enumerate(dst_idx):
+            base = base + np.broadcast_to(take(r[i], st.rows), (rows.size,)).astype(
+                np.int64) * dst_info.strides[d]
+        wave_id = st.wg[rows] * (-(-st.tpw // wave)) + st.lin_in_wg[rows] // wave
+        first = np.unique(wave_id, return_index=True)[1]
+        wave_base = base[first][np.searchsorted(wave_id[first], wave_id)]
+        if (wave_base != base).any():
+            bad = int(rows[np.flatnonzero(wave_base != base)[0]])
+            raise AccelError(f"simulator: gather_to_lds destination differs within a wave "
+                             f"(it is the wave's M0), at {st.thread_name(bad)}", location=loc)
+        lane = st.lin_in_wg[rows] % wave
+        addr = (wave_base + lane * n).reshape(-1, 1) + np.arange(n, dtype=np.int64)
+        rel = addr - (st.wg[rows] * dview.buf.region).reshape(-1, 1)
+        if rel.min() < 0 or rel.max() >= dview.buf.region:
+            raise AccelError(f"simulator: gather_to_lds writes outside {dview.buf.name}",
+                             location=loc)
+        st.note_active(f"load {sview.buf.name}")
+        _lds_access(st, arch, dview, addr, op_id, desc, write=True)
+        dview.buf.data[addr] = vals
+        st.lds_dma_pending = True
+
+    return run

@@ -32,10 +32,15 @@ def test_honoured_values_pass(arch, change):
     assert rules(arch, **change) == []
 
 
-@pytest.mark.parametrize("arch", sorted(GOOD))
+@pytest.mark.parametrize("arch", ("gfx1100", "gfx1201"))
 @pytest.mark.parametrize("version", (3, 4))
-def test_direct_to_lds_schedules_are_refused(arch, version):
+def test_direct_to_lds_schedules_are_refused_on_rdna(arch, version):
     assert rules(arch, schedule_version=version) == ["schedule-version"]
+
+
+@pytest.mark.parametrize("version", (3, 4))
+def test_direct_to_lds_schedules_are_honoured_on_gfx942(version):
+    assert rules("gfx942", schedule_version=version) == []
 
 
 @pytest.mark.parametrize("arch", sorted(GOOD))
