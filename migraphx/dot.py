@@ -173,15 +173,20 @@ class DotLowering:
         elem_t = ir.Type.parse(fused.out_elem if fused else out_st.mlir_elem)
         extras = fused.extras if fused else []
         kinds = fused.kinds if fused and fused.program else None
-        grouped = self._grouped(a, b, g, m, n, k, config, fused,
-                                lambda: self._destination(last or op, want, g, m, n, config,
-                                                          views), elem_t)
+        found: list = []   # the destination, looked up once (it emits a reshape)
+
+        def destination():
+            if not found:
+                found.append(self._destination(last or op, want, g, m, n, config, views))
+            return found[0]
+
+        grouped = self._grouped(a, b, g, m, n, k, config, fused, destination, elem_t)
         if grouped is not None:
             a_mem, a_layout, b_mem, b_layout, c_mem, c_layout, extras, kinds = grouped
         else:
             a_mem, a_layout = self._operand(a, "A", g, m, k, config)
             b_mem, b_layout = self._operand(b, "B", g, n, k, config)
-            dest = self._destination(last or op, want, g, m, n, config, views)
+            dest = destination()
             if dest is None:
                 c_mem, c_layout = memrefs.alloc([g, m, n], elem_t), "row"
             else:
@@ -213,8 +218,8 @@ class DotLowering:
         [G0, G1 * M, N], and epilogue operands with it (a scalar or [N] as they are,
         packed [G, M, N] / [G, M] reshaped, [M] a scalar when M = 1; [G, N] or [M] are
         not one view there, then no grouping). Returns (A, layout, B, layout, C, layout,
-        extras, their kinds); no op is left
-        behind when it returns None.
+        extras, their kinds); when it returns None it leaves no op behind but the
+        destination's reshape (`destination()`, which the caller takes then).
         """
         b_view = b.view.reshape([g, k, n])
         if b_view is None:
@@ -228,8 +233,7 @@ class DotLowering:
         # With M = 1 an [M] operand is one value: a scalar in the grouped gemm.
         kinds = ["" if kind == "m" and m == 1 else kind for kind in kinds]
         for kind, mem in zip(kinds, extras):
-            if kind not in ("", "n") and not (kind in ("gmn", "gm") and
-                                              _packed(mem)):
+            if kind not in ("", "n") and not (kind in ("gmn", "gm") and _packed(mem)):
                 return None
         a_view = a.view.reshape([g, m, k])
         a_view = a_view and a_view.reshape([g0, g1 * m, k])
@@ -238,20 +242,17 @@ class DotLowering:
         dest = destination()
         if dest is not None and dest[1] != "row":
             return None   # the accel C layout blocks M by the config's mPerBlock
-        b_grouped = Tensor(b.base, View(((batch[0],),) + b_view.dims[1:], b_view.offset), b.st)
+        b_grouped = Tensor(b.base, View(((batch[0],),) + b_view.dims[1:], b_view.offset),
+                           b.st)
         found_b = self._in_place(b_grouped, "B", g0, n, k, config)
         if not isinstance(found_b, tuple):
             return None
         found_a = self._in_place(Tensor(a.base, a_view, a.st), "A", g0, g1 * m, k, config)
         if not isinstance(found_a, tuple):
-            memrefs.erase_unused(found_b[0])
+            memrefs.erase_unused(found_b[0], b.base)
             return None
         shape = [g0, g1 * m, n]
-        if dest is None:
-            c_mem = memrefs.alloc(shape, elem_t)
-        else:
-            c_mem = memrefs.reshape(memrefs.unreshaped(dest[0]), shape)
-            memrefs.erase_unused(dest[0])
+        c_mem = memrefs.alloc(shape, elem_t) if dest is None else memrefs.reshape(dest[0], shape)
         new_extras = [memrefs.reshape(mem, shape if kind == "gmn" else shape[:2])
                       if kind in ("gmn", "gm") else mem for kind, mem in zip(kinds, extras)]
         return (*found_a, *found_b, c_mem, "row", new_extras + extras[len(kinds):],
@@ -262,7 +263,7 @@ class DotLowering:
         """The memref and layout through which accel.gemm reads operand `t` in place
         (packed, or a strided view: accel.migraphx.strided), else a row-major copy."""
         found = self._in_place(t, name, g, d, k, config)
-        if isinstance(found, str) or found is None:
+        if not isinstance(found, tuple):
             why = found or "a batch that regroups dimensions of several strides"
             plain = [g, d, k] if name == "A" else [g, k, d]
             copy = self.materialize(t, f"a dot operand {name} with {why}")

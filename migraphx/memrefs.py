@@ -43,19 +43,11 @@ def reshape(value: ir.Value, shape) -> ir.Value:
 _RESHAPES = ("memref.collapse_shape", "memref.expand_shape", "memref.reinterpret_cast")
 
 
-def unreshaped(value: ir.Value) -> ir.Value:
-    """The identity-layout memref `value` is a reshape of (itself if none)."""
-    while (isinstance(value, ir.OpResult) and
-           value.owner.name in ("memref.collapse_shape", "memref.expand_shape")):
-        value = value.owner.operands[0]
-    return value
-
-
-def erase_unused(value: ir.Value) -> None:
-    """Erase the reshapes (and reinterpret_casts) that made `value`, as far back as
-    nothing else uses them: a view built and then not taken."""
-    while (isinstance(value, ir.OpResult) and value.owner.name in _RESHAPES and
-           not list(value.uses)):
+def erase_unused(value: ir.Value, source: ir.Value) -> None:
+    """Erase the reshapes (and reinterpret_casts) that made `value` from `source`, as far
+    back as nothing else uses them: a view built and then not taken."""
+    while (value != source and isinstance(value, ir.OpResult) and
+           value.owner.name in _RESHAPES and not list(value.uses)):
         op = value.owner
         value = op.operands[0]
         op.erase()

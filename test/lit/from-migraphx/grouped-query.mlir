@@ -43,3 +43,26 @@ func.func @interleaved(%q: !migraphx.shaped<1x5x6x24xf16, 720x144x24x1>, %kv: !m
   %0 = migraphx.dot %qt, %kt : <1x6x5x24xf16, 720x24x144x1>, <1x6x24x40xf16, 6912x1152x1x24> -> <1x6x5x40xf32, 1200x200x40x1>
   return %0 : !migraphx.shaped<1x6x5x40xf32, 1200x200x40x1>
 }
+
+// -----
+
+// A's heads follow its rows (130 = 5 * 26) but A is a slice starting at column 1 (2
+// bytes: no 16-byte multiple), which no gemm reads in place: the grouped B view built
+// first is erased, and both operands are copied, each copy saying why.
+// CHECK-LABEL: func.func @unaligned_query
+// CHECK-NOT: strided<[1152
+// CHECK: "accel.copy"({{.*}}reason = "a dot operand A with offset or strides not multiples of 16 bytes"
+// CHECK-NOT: strided<[1152
+// CHECK: "accel.copy"({{.*}}reason = "a dot operand B with the batch of several strides"
+// CHECK-NOT: strided<[1152
+// CHECK: "accel.gemm"({{.*}}) {a_layout = "row", arch = "gfx942", b_layout = "row", c_layout = "row"} : (memref<6x5x24xf16>, memref<6x24x40xf16>, memref<6x5x40xf32>) -> ()
+func.func @unaligned_query(%q: !migraphx.shaped<1x6x5x26xf16, 780x130x26x1>, %kv: !migraphx.shaped<1x2x48x24xf16, 2304x1152x24x1>) -> !migraphx.shaped<1x6x5x40xf32, 1200x200x40x1> attributes {rock.arch = "gfx942"} {
+  %ks = migraphx.slice %kv {axes = [2], starts = [0], ends = [40]} : <1x2x48x24xf16, 2304x1152x24x1> -> <1x2x40x24xf16, 2304x1152x24x1>
+  %kr = migraphx.reshape %ks {dims = [1, 2, 1, 40, 24]} : <1x2x40x24xf16, 2304x1152x24x1> -> <1x2x1x40x24xf16, 2304x1152x1152x24x1>
+  %kb = migraphx.multibroadcast %kr {out_lens = [1, 2, 3, 40, 24]} : <1x2x1x40x24xf16, 2304x1152x1152x24x1> -> <1x2x3x40x24xf16, 2304x1152x0x24x1>
+  %k = migraphx.reshape %kb {dims = [1, 6, 40, 24]} : <1x2x3x40x24xf16, 2304x1152x0x24x1> -> <1x6x40x24xf16, 6912x1152x24x1>
+  %kt = migraphx.transpose %k {permutation = [0, 1, 3, 2]} : <1x6x40x24xf16, 6912x1152x24x1> -> <1x6x24x40xf16, 6912x1152x1x24>
+  %qs = migraphx.slice %q {axes = [3], starts = [1], ends = [25]} : <1x6x5x26xf16, 780x130x26x1> -> <1x6x5x24xf16, 780x130x26x1>
+  %0 = migraphx.dot %qs, %kt : <1x6x5x24xf16, 780x130x26x1>, <1x6x24x40xf16, 6912x1152x1x24> -> <1x6x5x40xf32, 1200x200x40x1>
+  return %0 : !migraphx.shaped<1x6x5x40xf32, 1200x200x40x1>
+}
