@@ -73,6 +73,13 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   N of two strides); the 8 copies of the same, by reason, as above but for those 8;
   otherwise as above (75 converted, 0 unfused, 93 gemms, code objects on gfx942 74,
   gfx1100 28, gfx1201 29).
+  with grouped-query attention's dot as one taller gemm (B's batch (G0, s) (G1, 0), A's
+  group rows following each other: batch G0, M' = G1 * M): 14 accel.copy kernels in 10
+  chunks (from 16 in 11): kv_cache_attention_seq_len_mask's two B copies are gone;
+  mixr-attention-gqa's two stay (its rank-raising multibroadcast is read aligned right,
+  which repeats the outer batch, (2, 0) (4, 1024), no group of a key/value head);
+  otherwise as above (75 converted, 0 unfused, 93 gemms, code objects on gfx942 74,
+  gfx1100 28, gfx1201 29).
 """
 
 from __future__ import annotations

@@ -113,6 +113,14 @@ def _contiguous(dim) -> bool:
     return dim == () or len(dim) == 1 and dim[0][1] == 1
 
 
+def _packed(mem: ir.Value) -> bool:
+    """Is `mem` an identity-layout memref (memrefs.reshape can regroup it)?"""
+    t = ir.MemRefType(mem.type)
+    layout = t.layout
+    return (isinstance(layout, ir.AffineMapAttr) and
+            layout.value == ir.AffineMap.get_identity(t.rank))
+
+
 def check_shape(op, shape, st: ShapedType) -> None:
     if tuple(shape) != tuple(st.dims):
         raise AccelError(f"result type {st} does not match the computed shape "
@@ -162,35 +170,113 @@ class DotLowering:
         want = tuple(a_dims[:-2]) + (m, n)
         check_shape(op, want, out_st)
         config_text, config = dot_config(op, self.mma_kind)
-        a_mem, a_layout = self._operand(a, "A", g, m, k, config)
-        b_mem, b_layout = self._operand(b, "B", g, n, k, config)
         elem_t = ir.Type.parse(fused.out_elem if fused else out_st.mlir_elem)
-        dest = self._destination(last or op, want, g, m, n, config, views)
-        if dest is None:
-            c_mem, c_layout = memrefs.alloc([g, m, n], elem_t), "row"
+        extras = fused.extras if fused else []
+        kinds = fused.kinds if fused and fused.program else None
+        found: list = []   # the destination, looked up once (it emits a reshape)
+
+        def destination():
+            if not found:
+                found.append(self._destination(last or op, want, g, m, n, config, views))
+            return found[0]
+
+        grouped = self._grouped(a, b, g, m, n, k, config, fused, destination, elem_t)
+        if grouped is not None:
+            a_mem, a_layout, b_mem, b_layout, c_mem, c_layout, extras, kinds = grouped
         else:
-            c_mem, c_layout = dest
+            a_mem, a_layout = self._operand(a, "A", g, m, k, config)
+            b_mem, b_layout = self._operand(b, "B", g, n, k, config)
+            dest = destination()
+            if dest is None:
+                c_mem, c_layout = memrefs.alloc([g, m, n], elem_t), "row"
+            else:
+                c_mem, c_layout = dest
         gemm = GemmOp.build(a_mem, b_mem, c_mem, arch=self.arch, a_layout=a_layout,
                             b_layout=b_layout, c_layout=c_layout, perf_config=config_text,
-                            extras=fused.extras if fused else [],
+                            extras=extras,
                             epilogue=(fused.program or "none") if fused else "none",
-                            epilogue_operands=fused.kinds if fused and fused.program else None,
+                            epilogue_operands=kinds,
                             m=m if (a_layout, c_layout) == ("accel", "accel") else None,
                             n=n if (b_layout, c_layout) == ("accel", "accel") else None,
                             loc=op.location)
         gemm.verify()
         if c_layout == "row":
-            return Tensor(c_mem, View.contiguous([g, m, n]).reshape(want), out_st)
+            c_view = View.contiguous(memref_info(c_mem)[0]).reshape(want)
+            return Tensor(c_mem, c_view, out_st)
         c_view = accel_chain(memref_info(c_mem)[0], g, m, n, False)
         return Tensor(c_mem, c_view.reshape(want), out_st)
+
+    def _grouped(self, a: Tensor, b: Tensor, g: int, m: int, n: int, k: int,
+                 config: PerfConfig | None, fused: Fused | None, destination, elem_t):
+        """Grouped-query attention's dot as a gemm of fewer, taller batches, or None.
+
+        B's batch of digits (G0, sB) (G1, 0) (B[g] = B'[g // G1]: G1 query heads share
+        one key/value head) is one stride only over G0. When A's G1 digit follows its M
+        (stride M * sM: a group's rows follow each other) the G1 heads of a group are one
+        A of G1 * M rows against the same B, so the dot is a gemm of batch G0 and
+        M' = G1 * M; C (packed [G, M, N], whose G1 and M merge likewise) is reshaped to
+        [G0, G1 * M, N], and epilogue operands with it (a scalar or [N] as they are,
+        packed [G, M, N] / [G, M] reshaped, [M] a scalar when M = 1; [G, N] or [M] are
+        not one view there, then no grouping). Returns (A, layout, B, layout, C, layout,
+        extras, their kinds); when it returns None it leaves no op behind but the
+        destination's reshape (`destination()`, which the caller takes then).
+        """
+        b_view = b.view.reshape([g, k, n])
+        if b_view is None:
+            return None
+        batch = b_view.normalized().dims[0]
+        if len(batch) != 2 or batch[1][1] != 0 or batch[0][1] == 0:
+            return None
+        (g0, _), (g1, _) = batch
+        kinds = fused.kinds if fused and fused.program else []
+        extras = fused.extras if fused else []
+        # With M = 1 an [M] operand is one value: a scalar in the grouped gemm.
+        kinds = ["" if kind == "m" and m == 1 else kind for kind in kinds]
+        for kind, mem in zip(kinds, extras):
+            if kind not in ("", "n") and not (kind in ("gmn", "gm") and _packed(mem)):
+                return None
+        a_view = a.view.reshape([g, m, k])
+        a_view = a_view and a_view.reshape([g0, g1 * m, k])
+        if a_view is None or len(a_view.normalized().dims[1]) > 1:
+            return None
+        dest = destination()
+        if dest is not None and dest[1] != "row":
+            return None   # the accel C layout blocks M by the config's mPerBlock
+        b_grouped = Tensor(b.base, View(((batch[0],),) + b_view.dims[1:], b_view.offset),
+                           b.st)
+        found_b = self._in_place(b_grouped, "B", g0, n, k, config)
+        if not isinstance(found_b, tuple):
+            return None
+        found_a = self._in_place(Tensor(a.base, a_view, a.st), "A", g0, g1 * m, k, config)
+        if not isinstance(found_a, tuple):
+            memrefs.erase_unused(found_b[0], b.base)
+            return None
+        shape = [g0, g1 * m, n]
+        c_mem = memrefs.alloc(shape, elem_t) if dest is None else memrefs.reshape(dest[0], shape)
+        new_extras = [memrefs.reshape(mem, shape if kind == "gmn" else shape[:2])
+                      if kind in ("gmn", "gm") else mem for kind, mem in zip(kinds, extras)]
+        return (*found_a, *found_b, c_mem, "row", new_extras + extras[len(kinds):],
+                kinds if fused and fused.program else None)
 
     def _operand(self, t: Tensor, name: str, g: int, d: int, k: int,
                  config: PerfConfig | None) -> tuple[ir.Value, str]:
         """The memref and layout through which accel.gemm reads operand `t` in place
         (packed, or a strided view: accel.migraphx.strided), else a row-major copy."""
+        found = self._in_place(t, name, g, d, k, config)
+        if not isinstance(found, tuple):
+            why = found or "a batch that regroups dimensions of several strides"
+            plain = [g, d, k] if name == "A" else [g, k, d]
+            copy = self.materialize(t, f"a dot operand {name} with {why}")
+            return memrefs.reshape(copy.base, plain), "row"
+        return found
+
+    def _in_place(self, t: Tensor, name: str, g: int, d: int, k: int,
+                  config: PerfConfig | None):
+        """(memref, layout) through which accel.gemm reads operand `t` in place, or why
+        not (a string; None when its view is not [G, D, K] without a copy). Emits ops
+        only when it succeeds."""
         plain = [g, d, k] if name == "A" else [g, k, d]
         view = t.view.reshape(plain)
-        why = "a batch that regroups dimensions of several strides"
         if view is not None:
             swapped = [g, plain[2], plain[1]]
             candidates = [("row", View.contiguous(plain), plain),
@@ -209,8 +295,8 @@ class DotLowering:
             mem, layout, why = self._strided(t, view, name)
             if mem is not None:
                 return mem, layout
-        copy = self.materialize(t, f"a dot operand {name} with {why}")
-        return memrefs.reshape(copy.base, plain), "row"
+            return why
+        return None
 
     @staticmethod
     def _strided(t: Tensor, view: View, name: str) -> tuple[ir.Value | None, str, str]:

@@ -39,6 +39,20 @@ def reshape(value: ir.Value, shape) -> ir.Value:
     return value
 
 
+# Ops that only see a buffer differently (what `reshape` and accel.migraphx.strided emit).
+_RESHAPES = ("memref.collapse_shape", "memref.expand_shape", "memref.reinterpret_cast")
+
+
+def erase_unused(value: ir.Value, source: ir.Value) -> None:
+    """Erase the reshapes (and reinterpret_casts) that made `value` from `source`, as far
+    back as nothing else uses them: a view built and then not taken."""
+    while (value != source and isinstance(value, ir.OpResult) and
+           value.owner.name in _RESHAPES and not list(value.uses)):
+        op = value.owner
+        value = op.operands[0]
+        op.erase()
+
+
 def _nesting(big, small) -> list[list[int]] | None:
     """Reassociation grouping consecutive dims of `big` into those of `small`, or None."""
     if len(big) < len(small) or not small:
