@@ -80,6 +80,11 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   which repeats the outer batch, (2, 0) (4, 1024), no group of a key/value head);
   otherwise as above (75 converted, 0 unfused, 93 gemms, code objects on gfx942 74,
   gfx1100 28, gfx1201 29).
+  with a multibroadcast placed by its result's stride-0 dimensions (rocMLIR's reading;
+  numpy's right alignment read mixr-attention-gqa as another function): 12 accel.copy
+  kernels in 9 chunks, mixr-attention-gqa's two B copies gone; the copies left: 4 a
+  slice regrouping dimensions, 3 A with no stride-1 side, 3 results returned through a
+  view, 1 A whose K has two strides, 1 B with no stride-1 side; otherwise as above.
 """
 
 from __future__ import annotations

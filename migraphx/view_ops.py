@@ -63,12 +63,14 @@ def pure_view(op: ir.Operation, view: View) -> View | None:
 
 
 def multibroadcast(op: ir.Operation, t: Tensor) -> Tensor:
-    """numpy's broadcast (aligned right); failing that, the placement the result type's
-    strides spell: rocMLIR's tests write `<1x32xi32, 32x1> -> <1x32x1x1024xi32, 32x1x0x0>`,
-    the operand at the front (axis 0) and the new dimensions after it, stride 0."""
+    """The placement the result type's strides spell where they name one (`by_strides`);
+    else numpy's broadcast (aligned right); failing that, the operand as one block at an
+    axis, as rocMLIR's tests write `<1x32xi32, 32x1> -> <1x32x1x1024xi32, 32x1x0x0>`
+    (the operand at the front, the new dimensions after it, stride 0)."""
     lens = int_list(op, "out_lens")
-    view = t.view.broadcast(lens)
     out_st = shaped(op.results[0].type)
+    view = by_strides(t.view, lens, out_st.strides) if out_st is not None else None
+    view = view or t.view.broadcast(lens)
     rank = t.view.rank
     for axis in range(len(lens) - rank + 1) if view is None and out_st is not None else ():
         outside = out_st.strides[:axis] + out_st.strides[axis + rank:]
@@ -82,6 +84,25 @@ def multibroadcast(op: ir.Operation, t: Tensor) -> Tensor:
         raise AccelError(f"cannot broadcast shape {list(t.view.shape)} to {lens}",
                          op.location)
     return Tensor(t.base, view, out_st)
+
+
+def by_strides(view: View, lens, strides) -> View | None:
+    """`view` broadcast to `lens` with its dimensions, in order, where the result's
+    `strides` are not 0 and the others repeated, when the strides name that placement:
+    as many non-zero-stride dimensions (of extent > 1) as the operand has dimensions of
+    extent > 1, with the same extents. rocMLIR places a multibroadcast's operand by the
+    result's stride-0 dimensions; numpy's right alignment can read another function from
+    the same op (grouped-query attention's `<2x2x32x32> -> <2x2x2x32x32,
+    2048x1024x0x32x1>` repeats each key head over its group, not the outer batch)."""
+    if len(strides) != len(lens):
+        return None
+    kept = [i for i, (n, s) in enumerate(zip(lens, strides)) if s != 0 and n != 1]
+    own = [d for d, n in zip(view.dims, view.shape) if n != 1]
+    if [lens[i] for i in kept] != [prod(e for e, _ in d) for d in own]:
+        return None
+    placed = dict(zip(kept, own))
+    return View(tuple(placed.get(i, ((n, 0),) if n != 1 else ()) for i, n in enumerate(lens)),
+                view.offset)
 
 
 def axis_broadcast(op: ir.Operation, t: Tensor) -> Tensor:

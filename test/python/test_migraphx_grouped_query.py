@@ -128,3 +128,36 @@ def test_heads_interleaved_with_rows_keep_the_copy():
     # A read in place as before; the grouped B view, built first, is not left behind.
     assert converted.count("memref.reinterpret_cast") == 1
     assert "strided<[24, 144, 1]>" in converted and "2x40x24" not in converted
+
+
+# mixr-attention-gqa's form: the keys' multibroadcast raises the rank itself, [2, 2, 40,
+# 24] (batch, kv head) -> [2, 2, 2, 40, 24] with the new group dimension third (stride
+# 0). numpy's right alignment would read another function from the same op (batch
+# index ignored, head h = kv * 2 + g reading batch kv's kv head g); the result type's
+# strides place each kv head over its group, as rocMLIR reads them.
+RAISED = """
+func.func @gqa(%q: !migraphx.shaped<2x4x5x24xf16, 480x120x24x1>, %k: !migraphx.shaped<2x2x40x24xf16, 1920x960x24x1>) -> !migraphx.shaped<2x4x5x40xf32, 800x200x40x1> attributes {rock.arch = "##ARCH##"} {
+  %kb = migraphx.multibroadcast %k {out_lens = [2, 2, 2, 40, 24]} : <2x2x40x24xf16, 1920x960x24x1> -> <2x2x2x40x24xf16, 1920x960x0x24x1>
+  %kr = migraphx.reshape %kb {dims = [2, 4, 40, 24]} : <2x2x2x40x24xf16, 1920x960x0x24x1> -> <2x4x40x24xf16, 1920x960x24x1>
+  %kt = migraphx.transpose %kr {permutation = [0, 1, 3, 2]} : <2x4x40x24xf16, 1920x960x24x1> -> <2x4x24x40xf16, 1920x960x1x24>
+  %0 = migraphx.dot %q, %kt : <2x4x5x24xf16, 480x120x24x1>, <2x4x24x40xf16, 1920x960x1x24> -> <2x4x5x40xf32, 800x200x40x1>
+  return %0 : !migraphx.shaped<2x4x5x40xf32, 800x200x40x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_rank_raising_multibroadcast_repeats_each_kv_head_over_its_group(arch):
+    rng = np.random.default_rng(18)
+    with new_context():
+        module, converted = lower(RAISED, arch)
+        assert "accel.copy" not in converted
+        q = random_operand(rng, "f16", (2, 4, M, K))
+        k = random_operand(rng, "f16", (2, 2, N, K))
+        out = np.full((2, 4, M, N), np.nan, dtype=np.float32)
+        run_host(module, "gqa", [q, k, out], arch=arch)
+    keys = np.repeat(k, 2, axis=1).transpose(0, 1, 3, 2)   # head h reads kv head h // 2
+    ref, tol = reference(q.reshape(8, M, K), np.ascontiguousarray(keys).reshape(8, K, N),
+                         "f16", "f32")
+    result = compare(out.reshape(8, M, N), ref, tol)
+    assert result.ok, result.describe(out.reshape(8, M, N), ref)
