@@ -62,7 +62,7 @@ from accel.codegen.global_copy import vector_type
 from accel.codegen.mma import MmaLayout
 from accel.codegen.workgroup_tile import RowWindow
 from accel.dialect.epilogue_program import Program
-from accel.diagnostics import AccelError
+from accel.dialect.operand_layouts import bound_dimension, check_view_alignment
 
 # Abramowitz and Stegun 7.1.26: erf(x) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5))))
 # exp(-x^2), t = 1 / (1 + p x), for x >= 0.
@@ -91,14 +91,10 @@ class Extra:
 
 def check_extra_alignment(x: Extra, width: int) -> None:
     """AccelError unless a strided extra operand's loads of `width` elements start at
-    multiples of `width`, as in a packed one: its offset and outer strides divisible."""
-    if x.view_strides is None:
-        return
-    offset = x.view_offset
-    if offset % width or any(s % width for s in x.view_strides[:-1]):
-        raise AccelError(f"kernel plan: epilogue operand {x.name}'s loads of {width} "
-                         f"elements are not aligned in its strided view (offset {offset}, "
-                         f"strides {list(x.view_strides)})")
+    multiples of `width`, as in a packed one."""
+    if x.view_strides is not None:
+        check_view_alignment(f"epilogue operand {x.name}'s", x.view_offset, x.view_strides,
+                             width)
 
 
 @dataclass(frozen=True)
@@ -228,7 +224,7 @@ class Epilogue:
         plan's vector width, masked per vector at M and N (a vector starts at a multiple
         of its width, which divides N)."""
         mma, st = self.mma, self.staging
-        unit, span, vs = st.plan.unit, st.plan.span, st.plan.vector
+        unit = st.plan.unit
         tiles_m, tiles_n = st.plan.rows // mma.m, st.plan.columns // mma.n
         for p in range(reps_m // tiles_m):
             for q in range(reps_n // tiles_n):
@@ -326,8 +322,7 @@ class Epilogue:
         # buffer loads' bound, max(n * s)): a broadcast batch's stride 0 moves nothing.
         at = 0
         if x.view_strides is not None:
-            sizes = [e * st for e, st in zip(x.shape, x.view_strides)]
-            at = sizes.index(max(sizes))
+            at = bound_dimension(x.shape, x.view_strides)
         extent = {"g": self.g, "m": self.m, "n": self.n}[x.kind[at]] if x.kind else 1
         idx[at] = em.select(ok, idx[at], extent)
         names = ", ".join(em.v(i) for i in idx)

@@ -35,6 +35,7 @@ from accel.codegen.workgroup_tile import RowWindow
 from accel.diagnostics import AccelError
 from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.kernel_plan import OperandPlan
+from accel.dialect.operand_layouts import bound_dimension, check_view_alignment
 
 ELEM_BITS = {t: 8 * size for t, size in ELEMENT_BYTES.items()}
 
@@ -130,8 +131,7 @@ class OperandCopy:
         the descriptor bound max(n * s) by the VGPR offset alone (the other indices are
         non-negative): the batch for a packed memref (G * sG is the whole buffer), the
         first of the largest n * s for a view (a broadcast batch, sG = 0, never is)."""
-        sizes = [n * s for n, s in zip(self.shape, self.strides)]
-        return sizes.index(max(sizes))
+        return bound_dimension(self.shape, self.strides)
 
     @property
     def k_per_block(self) -> int:
@@ -232,15 +232,10 @@ class OperandCopy:
 
     def check_view_alignment(self) -> None:
         """AccelError unless every vector load of a strided view starts at a multiple of
-        the vector width, as in a packed memref: the view's offset and its strides
-        (all but the innermost, which is 1) divisible by it."""
-        if self.view_strides is None:
-            return
-        v, offset = self.vector_width, self.view_offset
-        if offset % v or any(s % v for s in self.view_strides[:-1]):
-            raise AccelError(f"kernel plan: {self.name}'s vector loads of {v} elements are "
-                             f"not aligned in its strided view (offset {offset}, strides "
-                             f"{list(self.view_strides)}: each must be a multiple of {v})")
+        the vector width."""
+        if self.view_strides is not None:
+            check_view_alignment(f"{self.name}'s vector", self.view_offset,
+                                 self.view_strides, self.vector_width)
 
     @property
     def transposing(self) -> bool:

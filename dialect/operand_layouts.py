@@ -60,6 +60,25 @@ def descriptor_extent(shape, strides) -> int:
     return max(n * s for n, s in zip(shape, strides))
 
 
+def bound_dimension(shape, strides) -> int:
+    """The first dimension of largest n * s: its index set to its extent places an
+    offset at or past the descriptor bound by itself (the other indices are
+    non-negative), the way a load is made to read 0. The batch for a packed memref;
+    never a broadcast batch (stride 0)."""
+    sizes = [n * s for n, s in zip(shape, strides)]
+    return sizes.index(max(sizes))
+
+
+def check_view_alignment(what: str, offset: int, strides, width: int) -> None:
+    """AccelError unless loads of `width` elements along a strided view's inner
+    dimension start at multiples of `width`, as in a packed memref: the offset and every
+    outer stride divisible by it."""
+    if offset % width or any(s % width for s in strides[:-1]):
+        raise AccelError(f"kernel plan: {what} loads of {width} elements are not aligned "
+                         f"in its strided view (offset {offset}, strides {list(strides)}: "
+                         f"each must be a multiple of {width})")
+
+
 def check_operand_view(value: ir.Value, layout: str, name: str) -> None:
     """A or B may be a strided view of a larger buffer in a plain layout (a slice, a
     batch stride, 0 for a broadcast batch, rows further apart than they are long): the

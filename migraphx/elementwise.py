@@ -231,7 +231,7 @@ class ElementwiseLowering:
         if list(out_st.dims) != dims[:-1] + [2 * dims[-1]]:
             raise AccelError(f"'{op.name}' result {list(out_st.dims)} is not its operand "
                              f"{dims} with the last axis doubled", op.location)
-        half, full = _as_gmn(dims), _as_gmn(out_st.dims)
+        half = _as_gmn(dims)
         view = t.view.reshape(half)
         found = extra_buffer(Tensor(t.base, view, t.st), half) if view is not None else None
         if found is None or found[0] != "gmn":
