@@ -314,7 +314,8 @@ def module_launches(text: str, arch: str | None, kernels, workspace: dict | None
         except ir.MLIRError as e:
             raise mlir_error(e) from None
         if migraphx:
-            FromMigraphx().run(module)
+            # The arch option reaches functions without their own, as the units' does.
+            FromMigraphx(arch=arch or "").run(module)
         _, arch = compiled_gemms(module, arch)
         KernelPipeline(arch=arch).to_kernel_ir(module)
         host = host_launches(module)

@@ -140,6 +140,11 @@ def wrong_sections(fn: dict):
                                        "index": len(bad["buffers"])})
                 bad["launches"][li]["args"][ai]["buffer"] = len(bad["buffers"]) - 1
                 yield f"launch {li} arg {ai} reads a buffer nothing wrote", bad
+            if "constant" in arg:
+                bad = copy.deepcopy(fn)
+                data = bad["constants"][arg["constant"]]["data"]
+                bad["constants"][arg["constant"]]["data"] = "0" * len(data)
+                yield f"launch {li} arg {ai} reads zeros for its constant", bad
         params = [(ai, a) for ai, a in enumerate(launch["args"]) if "param" in a]
         for (i, x), (j, y) in zip(params, params[1:]):
             if x["dtype"] == y["dtype"] and x["shape"] == y["shape"]:
@@ -257,6 +262,44 @@ def test_compact_grouped_gemm_tile_list_is_the_workspace():
         want[s:e] = a[s:e].astype(np.float64) @ w.T + bias[g * 32:(g + 1) * 32]
     assert np.array_equal(got.astype(np.float64), want)    # exact in bf16: |x| <= 289
     check_mutations_fail(case, [a, b, seq, c, bias], expected=2)
+
+
+# Corpus files whose function becomes several kernels (the first two, by its first kernels:
+# the int4 weights' elementwise dequantization before the gemm, a gemm feeding a gemm),
+# and one reading a constant weight. Other branches change how many copy kernels come
+# first, so only what each file must have is pinned.
+CHUNKS = {
+    "ROCm-AMDMIGraphX__test__gpu__mlir.cpp__int4_unpack_dequantizelinear.mlir":
+        ("elementwise", "gemm"),
+    "mlir__test__fusion__pr-e2e__gemm-gemm__mixr-gemm-gemm-f16.mlir": ("gemm", "gemm"),
+    "mlir__test__fusion__pr-e2e__gemm-gemm__mixr-gemm-gemm-padded-scale-bias-exp.mlir":
+        ("gemm", "gemm"),
+    "mlir__test__fusion__pr-e2e__mixr-gemm__mixr-gemm-const-matrix.mlir": ("gemm",),
+}
+
+
+@pytest.mark.parametrize("name", list(CHUNKS))
+def test_corpus_chunk_replays_as_its_host_function(name):
+    """Corpus functions of several kernels (and one reading a packed constant weight):
+    the section alone reproduces the host function's run bit for bit, and each wrong
+    binding or order does not."""
+    case = Case(accel_text(corpus_text(name).split("// -----")[0]))
+    ops = [next(k.metadata.get("op", "gemm") for k in case.result.kernels
+                if k.symbol == launch["kernel"]) for launch in case.fn["launches"]]
+    assert tuple(op for op in ops if op != "copy") == CHUNKS[name]
+    if len(ops) == 1:
+        assert [a for a in case.fn["launches"][0]["args"] if "constant" in a]
+    rng = np.random.default_rng(5)
+    inputs = []
+    for p in case.fn["params"]:
+        t = np.dtype(NUMPY_TYPES[p["dtype"]])
+        inputs.append(poisoned(p["dtype"], p["bytes"]).reshape(p["shape"])
+                      if p["role"] == "result" else
+                      rng.integers(-3, 4, p["shape"]).astype(t))
+    check_replay(case, inputs)
+    wrong = list(wrong_sections(case.fn))
+    assert len(wrong) >= len(ops) - 1
+    check_mutations_fail(case, inputs, expected=len(wrong))
 
 
 def test_views_and_scalars_are_read_from_the_host_ir():
