@@ -117,26 +117,32 @@ def _root_argument(v: ir.Value, args: list) -> int | None:
 
 
 def _function(f: ir.Operation, access: dict, module_globals: dict) -> dict:
-    name = ir.StringAttr(f.attributes["sym_name"]).value
+    fname = ir.StringAttr(f.attributes["sym_name"]).value
     body = f.regions[0].blocks[0]
-    params = [{"index": i, "name": f"arg{i}", **_Memref(a.type, a.location).describe(),
-               "bytes": _Memref(a.type, a.location).bytes, "role": "argument"}
-              for i, a in enumerate(body.arguments)]
-    buffers: list[dict] = []
-    constants_used: list[dict] = []
-    roots: dict = {}          # memref value -> ("param" | "buffer", index)
-    constants: dict = {}      # index/integer value -> its constant
+    params = []
+    roots: dict = {}          # memref value -> ("param" | "buffer" | "constant", index)
+    values: dict = {}         # scalar value -> its number (arith.constant, or a param)
     for i, a in enumerate(body.arguments):
-        roots[a] = ("param", i)
+        if isinstance(a.type, ir.MemRefType):
+            t = _Memref(a.type, a.location)
+            params.append({"index": i, "name": f"arg{i}", **t.describe(), "bytes": t.bytes,
+                           "role": "argument"})
+            roots[a] = ("param", i)
+        else:
+            params.append({"index": i, "name": f"arg{i}", "dtype": str(a.type),
+                           "role": "argument"})
+            values[a] = ("param", i)
+    buffers: list[dict] = []
+    constants: list[dict] = []
     launches = []
     for op in body.operations:
         op = op.operation
-        name_ = op.name
-        if name_ == "arith.constant":
+        kind = op.name
+        if kind == "arith.constant":
             attr = op.attributes["value"]
             if isinstance(attr, (ir.IntegerAttr, ir.FloatAttr)):
-                constants[op.results[0]] = attr.value
-        elif name_ == "memref.alloc":
+                values[op.results[0]] = ("scalar", attr.value)
+        elif kind == "memref.alloc":
             if len(op.operands):
                 raise AccelError("launches: a dynamically sized memref.alloc cannot be "
                                  "listed", op.location)
@@ -146,38 +152,38 @@ def _function(f: ir.Operation, access: dict, module_globals: dict) -> dict:
             t = _Memref(op.results[0].type, op.location)
             buffers.append({"index": len(buffers), **t.describe(), "bytes": t.bytes,
                             "alignment": align, "kind": "intermediate"})
-        elif name_ == "memref.get_global":
+        elif kind == "memref.get_global":
             sym = ir.FlatSymbolRefAttr(op.attributes["name"]).value
-            known = next((c for c in constants_used if c["global"] == sym), None)
+            known = next((c for c in constants if c["global"] == sym), None)
             if known is None:
                 t = _Memref(op.results[0].type, op.location)
-                known = {"index": len(constants_used), "global": sym, **t.describe(),
+                known = {"index": len(constants), "global": sym, **t.describe(),
                          "bytes": t.bytes, **_initial_value(module_globals.get(sym), sym,
                                                              t, op.location)}
-                constants_used.append(known)
+                constants.append(known)
             roots[op.results[0]] = ("constant", known["index"])
-        elif name_ in VIEW_OPS:
+        elif kind in VIEW_OPS:
             src = op.operands[0]
             if src not in roots:
-                raise AccelError(f"launches: '{name_}' of a buffer the function does not "
+                raise AccelError(f"launches: '{kind}' of a buffer the function does not "
                                  f"own", op.location)
             roots[op.results[0]] = roots[src]
-        elif name_ == "gpu.launch_func":
-            launches.append(_launch(op, roots, constants, access))
-        elif name_ in ("memref.dealloc", "func.return"):
-            if name_ == "func.return" and len(op.operands):
+        elif kind == "gpu.launch_func":
+            launches.append(_launch(op, roots, values, access))
+        elif kind in ("memref.dealloc", "func.return"):
+            if kind == "func.return" and len(op.operands):
                 raise AccelError("launches: a host function that returns values cannot be "
                                  "listed", op.location)
         else:
-            raise AccelError(f"launches: host op '{name_}' of @{name} is neither an "
+            raise AccelError(f"launches: host op '{kind}' of @{fname} is neither an "
                              f"allocation, a view nor a kernel launch", op.location)
     for launch in launches:
         for arg in launch["args"]:
-            if "param" in arg and arg["access"] in ("write", "read_write"):
+            if "param" in arg and arg.get("access") in ("write", "read_write"):
                 params[arg["param"]]["role"] = "result"
-    out = {"function": name, "params": params, "buffers": buffers}
-    if constants_used:
-        out["constants"] = constants_used
+    out = {"function": fname, "params": params, "buffers": buffers}
+    if constants:
+        out["constants"] = constants
     out["launches"] = launches
     return out
 
@@ -202,7 +208,7 @@ def _initial_value(g: ir.Operation | None, sym: str, t: "_Memref", location) -> 
             .hex()}
 
 
-def _launch(op: ir.Operation, roots: dict, constants: dict, access: dict) -> dict:
+def _launch(op: ir.Operation, roots: dict, values: dict, access: dict) -> dict:
     sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
     if len(sizes) != len(_LAUNCH_SEGMENTS):
         raise AccelError("launches: gpu.launch_func has an unknown operand layout",
@@ -216,9 +222,9 @@ def _launch(op: ir.Operation, roots: dict, constants: dict, access: dict) -> dic
                          "listed", op.location)
 
     def constant(v, what):
-        if v not in constants:
+        if values.get(v, ("",))[0] != "scalar":
             raise AccelError(f"launches: the launch's {what} is not a constant", op.location)
-        return constants[v]
+        return values[v][1]
 
     symbol = str(op.attributes["kernel"]).rsplit("::@", 1)[-1]
     kernel_access_ = access.get(symbol)
@@ -236,6 +242,8 @@ def _launch(op: ir.Operation, roots: dict, constants: dict, access: dict) -> dic
             args.append({kind: index, **view.describe(), "offset": view.offset,
                          "byte_offset": view.offset * view.elem_bytes,
                          "access": kernel_access_[i]})
+        elif values.get(v, ("",))[0] == "param":
+            args.append({"param": values[v][1], "dtype": str(v.type)})
         else:
             args.append({"scalar": constant(v, f"argument {i}"), "dtype": str(v.type)})
     entry = {"kernel": symbol,

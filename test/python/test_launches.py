@@ -75,8 +75,19 @@ class Case:
             KernelPipeline(arch=ARCH).to_kernel_ir(self.kernel_ir)
         (self.fn,) = self.result.launches
 
+    @classmethod
+    def of_kernel_ir(cls, text: str) -> "Case":
+        """A module already in Kernel IR form, its section read directly."""
+        from accel.launches import host_launches
+        case = cls.__new__(cls)
+        case.result, case.ctx = None, new_context()
+        with case.ctx:
+            case.kernel_ir = ir.Module.parse(text)
+            (case.fn,) = host_launches(case.kernel_ir)
+        return case
+
     def host_run(self, inputs: list) -> list:
-        arrays = [a.copy() for a in inputs]
+        arrays = [a.copy() if isinstance(a, np.ndarray) else a for a in inputs]
         run_host(self.kernel_ir, self.fn["function"], arrays, arch=ARCH)
         return arrays
 
@@ -84,11 +95,13 @@ class Case:
         """Run only what the section says, on buffers of its sizes (never read before a
         kernel writes them: filled with NaN, or -1 for integers)."""
         fn = fn or self.fn
-        arrays = [a.copy() for a in inputs]
+        arrays = [a.copy() if isinstance(a, np.ndarray) else a for a in inputs]
         for p, a in zip(fn["params"], arrays):
-            assert a.dtype == NUMPY_TYPES[p["dtype"]] and a.nbytes == p["bytes"]
-            assert list(a.shape) == p["shape"]
-        roots = {"param": [a.reshape(-1) for a in arrays],
+            if "shape" in p:
+                assert a.dtype == NUMPY_TYPES[p["dtype"]] and a.nbytes == p["bytes"]
+                assert list(a.shape) == p["shape"]
+        roots = {"param": [a.reshape(-1) if isinstance(a, np.ndarray) else a
+                           for a in arrays],
                  "buffer": [poisoned(b["dtype"], b["bytes"]) for b in fn["buffers"]],
                  "constant": [np.frombuffer(bytes.fromhex(c["data"]),
                                             NUMPY_TYPES[c["dtype"]]).copy()
@@ -302,34 +315,37 @@ def test_corpus_chunk_replays_as_its_host_function(name):
     check_mutations_fail(case, inputs, expected=len(wrong))
 
 
-def test_views_and_scalars_are_read_from_the_host_ir():
-    """A view's offset and strides and a scalar argument come from the launch's
-    operands as the host function writes them."""
-    text = """
+VIEW_AND_SCALARS = """
 module attributes {gpu.container_module} {
   gpu.module @k {
-    gpu.func @scale(%x: memref<4xf32, strided<[2], offset: 3>>, %y: memref<4xf32>, %s: f32) kernel {
+    gpu.func @axpb(%x: memref<4xf32, strided<[2], offset: 3>>, %y: memref<4xf32>, %s: f32, %t: f32) kernel {
       %i = gpu.thread_id x
       %v = memref.load %x[%i] : memref<4xf32, strided<[2], offset: 3>>
       %w = arith.mulf %v, %s : f32
-      memref.store %w, %y[%i] : memref<4xf32>
+      %z = arith.addf %w, %t : f32
+      memref.store %z, %y[%i] : memref<4xf32>
       gpu.return
     }
   }
-  func.func @host(%in: memref<16xf32>, %out: memref<2x2xf32>) {
+  func.func @host(%in: memref<16xf32>, %out: memref<2x2xf32>, %s: f32) {
     %c1 = arith.constant 1 : index
     %c4 = arith.constant 4 : index
-    %s = arith.constant 2.5 : f32
+    %t = arith.constant 2.5 : f32
     %v = memref.subview %in[3] [4] [2] : memref<16xf32> to memref<4xf32, strided<[2], offset: 3>>
     %o = memref.collapse_shape %out [[0, 1]] : memref<2x2xf32> into memref<4xf32>
-    gpu.launch_func @k::@scale blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%v : memref<4xf32, strided<[2], offset: 3>>, %o : memref<4xf32>, %s : f32)
+    gpu.launch_func @k::@axpb blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%v : memref<4xf32, strided<[2], offset: 3>>, %o : memref<4xf32>, %s : f32, %t : f32)
     return
   }
 }
 """
-    from accel.launches import host_launches
-    with new_context():
-        (fn,) = host_launches(ir.Module.parse(text))
+
+
+def test_views_and_scalars_are_read_from_the_host_ir():
+    """A view's offset and strides, a scalar parameter and a constant scalar come from
+    the launch's operands as the host function writes them; replayed, the kernel reads
+    the view through the whole buffer's start."""
+    case = Case.of_kernel_ir(VIEW_AND_SCALARS)
+    fn = case.fn
     (launch,) = fn["launches"]
     assert launch["grid"] == [1, 1, 1] and launch["block"] == [4, 1, 1]
     assert launch["args"] == [
@@ -337,8 +353,19 @@ module attributes {gpu.container_module} {
          "byte_offset": 12, "access": "read"},
         {"param": 1, "dtype": "f32", "shape": [4], "offset": 0, "byte_offset": 0,
          "access": "write"},
+        {"param": 2, "dtype": "f32"},
         {"scalar": 2.5, "dtype": "f32"}]
-    assert [p["role"] for p in fn["params"]] == ["argument", "result"]
+    assert [p["role"] for p in fn["params"]] == ["argument", "result", "argument"]
+    assert fn["params"][2] == {"index": 2, "name": "arg2", "dtype": "f32",
+                               "role": "argument"}
+    x = np.arange(16, dtype=np.float32)
+    (out,) = check_replay(case, [x, np.full((2, 2), np.nan, np.float32), 3.0])
+    assert np.array_equal(out.reshape(-1), x[3:11:2] * 3 + 2.5)
+    # A host that added the offset to the pointer itself would read x[6], x[8], ...
+    wrong = np.full(4, np.nan, np.float32)
+    run_kernel(case.kernel_ir, "axpb", grid=[1, 1, 1], block=[4, 1, 1],
+               args=[x[3:].copy(), wrong, 3.0, 2.5], arch=ARCH)
+    assert not np.array_equal(wrong, out.reshape(-1))
 
 
 def test_host_op_outside_the_section_is_one_diagnostic():
@@ -364,16 +391,17 @@ module attributes {gpu.container_module} {
 
 def test_accel_compile_writes_the_section_and_the_cache_keeps_it(tmp_path):
     """accel-compile on a MIGraphX file: its JSON holds the launches compile_module
-    reads from the same module, and a run answered from the cache writes the same
-    bytes."""
+    reads from the same module, and runs in worker processes (-j 2) or answered from
+    the cache write the same bytes."""
     src = tmp_path / "splitk.mlir"
     src.write_text(corpus_text(SPLIT_K_ADD))
     want = compile_module(accel_text(src.read_text()), ARCH, assembly=False).launches
     outs = []
-    for run, flags in (("fresh", ["--no-cache"]), ("fill", ["--cache-dir", str(tmp_path / "c")]),
-                       ("hit", ["--cache-dir", str(tmp_path / "c")])):
+    cache = ["--cache-dir", str(tmp_path / "c")]
+    for run, flags in (("fresh", ["--no-cache", "-j", "1"]), ("fill", cache + ["-j", "2"]),
+                       ("hit", cache + ["-j", "1"])):
         out = tmp_path / run
-        assert accel_compile([str(src), "-o", str(out), "-j", "1", *flags]) == 0
+        assert accel_compile([str(src), "-o", str(out), *flags]) == 0
         outs.append((out / "splitk.json").read_bytes())
     assert outs[0] == outs[1] == outs[2]
     meta = json.loads(outs[0])
