@@ -9,6 +9,7 @@
     kernel.assembly      # AMDGPU assembly text
     kernel.metadata      # dict: symbol, grid, block, lds_bytes, vgprs, mma, perf_config, ...
     result.metadata()    # the JSON document of docs/contracts.md ("Code object contract")
+    result.launches      # how the host runs them: parameters, buffers, launches (launches.py)
 
 `compile_grouped_gemm` does the same for seed 003's grouped GEMM (accel.grouped_gemm):
 its kernels in launch order and `result.workspace`, the tile list a compact launch needs.
@@ -43,6 +44,7 @@ from accel.dialect.ir_helpers import collect_ops
 from accel.dialect.verify import verify_module
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError, mlir_error
+from accel.launches import host_launches, mark_workspace
 from accel.passes.lower_pack import BLOCK as PACK_BLOCK, PackKernel
 from accel.pipelines.kernel import KernelPipeline
 from accel.pipelines.serialize import serialize
@@ -83,7 +85,10 @@ def compile_gemm(arch: str, *, g: int = 1, m: int, n: int, k: int, in_type: str 
                             b_layout=b_layout, perf_config=perf_config, accumulate=accumulate,
                             epilogue=epilogue, batched_bias=batched_bias, b_type=b_type)
     try:
-        return compile_module(text, arch, assembly=assembly)
+        # The host function is ours too (A, B, C[, bias] in the kernel's order, a split-K
+        # gemm's partials in `workspace`): no launches section, as for the GEMMs of
+        # accel-compile's flags and --batch lists, which must give the same JSON.
+        return compile_module(text, arch, assembly=assembly, launches=False)
     except AccelError as e:
         # The module text is ours, not the caller's: a position in it means nothing.
         e.location = None
@@ -211,18 +216,21 @@ def shared_context() -> ir.Context:
 
 
 def compile_module(source: str | ir.Module, arch: str | None = None,
-                   assembly: bool = True) -> CompileResult:
+                   assembly: bool = True, launches: bool = True) -> CompileResult:
     """Compile every `accel.gemm`, `accel.grouped_gemm` and `accel.elementwise` of an MLIR
     module (text or parsed) to code objects.
 
     `arch` defaults to the gemms' own; all must agree. Text is parsed in a context
-    shared by a bounded number of compiles (_ContextPool).
+    shared by a bounded number of compiles (_ContextPool). With `launches`,
+    `result.launches` says how the module's host functions run the kernels
+    (accel/launches.py).
     """
     validate.instance("source", source, (str, ir.Module), "MLIR text or an ir.Module")
     arch = validate.optional_string("arch", arch)
     if arch is not None:
         get_arch(arch)
     assembly = validate.boolean("assembly", assembly)
+    launches = validate.boolean("launches", launches)
     if isinstance(source, str):
         try:
             source.encode("utf-8")
@@ -234,9 +242,9 @@ def compile_module(source: str | ir.Module, arch: str | None = None,
                 module = ir.Module.parse(source)
             except ir.MLIRError as e:
                 raise mlir_error(e) from None
-            return _compile(module, arch, assembly)
+            return _compile(module, arch, assembly, launches)
     with source.context:
-        return _compile(source, arch, assembly)
+        return _compile(source, arch, assembly, launches)
 
 
 def compiled_gemms(module: ir.Module, arch: str | None) -> tuple[list[GemmOp], str]:
@@ -256,11 +264,13 @@ def compiled_gemms(module: ir.Module, arch: str | None) -> tuple[list[GemmOp], s
     return gemms, arch or arches[0]
 
 
-def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> CompileResult:
+def _compile(module: ir.Module, arch: str | None, want_assembly: bool,
+             want_launches: bool) -> CompileResult:
     gemms, arch = compiled_gemms(module, arch)
     pipeline = KernelPipeline(arch=arch)
     lowered = pipeline.to_kernel_ir(module)
     order = launch_order(module)
+    host = host_launches(module) if want_launches else None
     # Only the kernels are lowered: the result is their code objects, so the host
     # function (HOST_LOWERING's work, ~2 ms) is dropped unlowered.
     run_steps(module, pipeline.kernel_steps())
@@ -283,7 +293,39 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool) -> Compil
         workspace = workspace or {"bytes": 0, "buffers": []}
         workspace = {"bytes": workspace["bytes"] + sum(b["bytes"] for b in partials),
                      "buffers": workspace["buffers"] + partials}
-    return CompileResult(pipeline.arch, tuple(out), workspace)
+    if host is not None:
+        host = mark_workspace(host, {k.symbol: k.metadata for k in out}, workspace)
+    return CompileResult(pipeline.arch, tuple(out), workspace, host)
+
+
+def module_launches(text: str, arch: str | None, kernels, workspace: dict | None,
+                    filename: str = "<module>") -> list[dict]:
+    """The launches section of a module (MLIR or MIGraphX text) whose kernels were
+    compiled elsewhere (a batch's units, accel/batch.py): its host functions read after
+    the same preparation compile_module gives them (the MIGraphX front end first), the
+    workspace marked from `kernels`' metadata. AccelError if a launch names a kernel
+    that is not among `kernels` (the units were named apart differently)."""
+    from accel.migraphx import looks_like_migraphx, translate
+    from accel.passes.from_migraphx import FromMigraphx
+    migraphx = looks_like_migraphx(text)
+    with _contexts.get():
+        try:
+            module = ir.Module.parse(translate(text, filename) if migraphx else text)
+        except ir.MLIRError as e:
+            raise mlir_error(e) from None
+        if migraphx:
+            # The arch option reaches functions without their own, as the units' does.
+            FromMigraphx(arch=arch or "").run(module)
+        _, arch = compiled_gemms(module, arch)
+        KernelPipeline(arch=arch).to_kernel_ir(module)
+        host = host_launches(module)
+    by_symbol = {k.symbol: k.metadata for k in kernels}
+    for fn in host:
+        for launch in fn["launches"]:
+            if launch["kernel"] not in by_symbol:
+                raise AccelError(f"@{fn['function']} launches '{launch['kernel']}', which "
+                                 f"the batch did not compile")
+    return mark_workspace(host, by_symbol, workspace)
 
 
 def launch_order(module: ir.Module) -> list[str]:

@@ -43,7 +43,7 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 from accel.cache import KernelCache
@@ -201,6 +201,8 @@ class BatchResult:
     # {"bytes": total, "buffers": [...]}: one buffer per distinct split-K GEMM, as
     # compile_module lists them; None when no GEMM is split.
     workspace: dict | None = None
+    # A module batch's host functions and their launches (CompileResult.launches).
+    launches: list | None = None
 
     @property
     def ok(self) -> bool:
@@ -215,6 +217,8 @@ class BatchResult:
                "kernels": [{"arch": a, **k.metadata} for a, k in zip(self.arches, self.kernels)]}
         if self.workspace is not None:
             out["workspace"] = self.workspace
+        if self.launches is not None:
+            out["launches"] = self.launches
         out["entries"] = list(self.entries)
         return out
 
@@ -224,7 +228,7 @@ class BatchResult:
         if len(arches) > 1:
             raise AccelError(f"the batch spans {len(arches)} arches; a CompileResult has one")
         return CompileResult(self.arches[0] if self.arches else "", self.kernels,
-                             self.workspace)
+                             self.workspace, self.launches)
 
 
 # ---- the two kinds of batch -------------------------------------------------------------
@@ -273,8 +277,16 @@ def compile_module_batch(text: str, *, filename: str = "<module>", arch: str | N
         # compiles in this process.
         start_local_pool_server()
     units = _compiler().gemm_units(text, filename, arch)
-    return _run(units, [], executor=executor, jobs=jobs, cache=cache,
-                assembly=assembly, progress=progress)
+    result = _run(units, [], executor=executor, jobs=jobs, cache=cache,
+                  assembly=assembly, progress=progress)
+    if not result.ok:
+        return result
+    # The units are the module's kernel ops alone; how its host functions run their
+    # kernels is read from the whole module (accel/launches.py), as compile_module does.
+    with compiler_load_guard():
+        api = importlib.import_module("accel.api")
+    return replace(result, launches=api.module_launches(text, arch, result.kernels,
+                                                        result.workspace, filename))
 
 
 _KERNEL_OP_NAME = re.compile(r"\b(?:accel|migraphx)\.\w+")

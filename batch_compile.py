@@ -74,7 +74,8 @@ def _compile(unit: Unit, assembly: bool) -> CompileResult:
                 raise AccelError("two accel.grouped_gemm of one shape and different perf "
                                  "configs are not compiled in one batch (compile the module "
                                  "with accel.compile_module)")
-            return compile_module(module, unit.arch, assembly)
+            # A unit's function is made here: its launches are the module's (batch.py).
+            return compile_module(module, unit.arch, assembly, launches=False)
         _, arch = compiled_gemms(module, unit.arch)
         pipeline = KernelPipeline(arch=arch)
         (kernel,) = pipeline.to_kernel_ir(module).gemms

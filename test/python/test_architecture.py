@@ -40,7 +40,7 @@ def test_only_bindings_module_imports_mlir():
 # simulator's stricter rule (no compiler code at all) is the next test's.
 LAYERS = (("bindings", "diagnostics", "compiled"), ("validate",), ("target",), ("dialect",),
           ("tuning",), ("codegen",), ("migraphx",), ("sim",), ("passes",), ("pipelines",),
-          ("api",), ("cache", "batch", "batch_compile"), ("check",), ("tools",))
+          ("api", "launches"), ("cache", "batch", "batch_compile"), ("check",), ("tools",))
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
 
 
