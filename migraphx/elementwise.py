@@ -19,7 +19,8 @@ the ops MIGraphX puts around a GEMM that are not one elementwise step:
 A value of rank r >= 2 is seen as [G, M, N] = [prod(dims[:-2]), dims[-2], dims[-1]]
 (rank 1 as [1, 1, N]). Each operand is read in place: as a broadcast kind when its view
 is one (migraphx.epilogue.extra_buffer), else through the view's index map of its
-buffer (`input_maps`: a transpose, a slice, a dimension of several strides): no copy.
+buffer (`input_maps`: a transpose, a slice, a dimension of several strides, a slice
+inside such a dimension's digits): no copy.
 The result goes to a fresh row-major buffer, or straight into the function's
 out-parameter when it is returned as it is and that out-parameter is row-major.
 """
@@ -267,7 +268,11 @@ class ElementwiseLowering:
         maps: list = [None] * len(packed)
         for t in ins:
             # Merging the leading dimensions into G only concatenates their digits (a
-            # digit spanning the last of them is split where they end): never None.
+            # digit spanning the last of them is split where they end), unless one of
+            # them is a window (a slice inside its digits): that one is copied.
+            if t.view.reshape(gmn) is None:
+                t = self.materialize(t, "a sliced dimension of several strides merged "
+                                        "into the batch")
             view = Tensor(t.base, t.view.reshape(gmn), t.st)
             found, base, exprs = extra_buffer(view, gmn), t.base, None
             if found is None:
