@@ -207,10 +207,11 @@ class View:
         windows = (None,) * lead + self.windows if self.windows else ()
         return View(tuple(dims), self.offset, windows)
 
-    def index_exprs(self, base_shape) -> list[str] | None:
+    def index_exprs(self, base_shape, index=None) -> list[str] | None:
         """Affine expressions (in d0, d1, ...) of the buffer coordinates, when the buffer
         is a row-major array of `base_shape` and every digit falls inside one coordinate;
-        else None (then index the buffer flattened, see `offset_expr`)."""
+        else None (then index the buffer flattened, see `offset_expr`). `index`: each
+        logical index as an expression of the map's dims (d0, d1, ... by default)."""
         if self.offset:
             return None
         strides = standard_strides(base_shape)
@@ -219,7 +220,8 @@ class View:
             return None
         terms: list[list[str]] = [[] for _ in base_shape]
         reach = [0] * len(base_shape)
-        for i, digit_exprs in enumerate(refined._digit_exprs()):
+        index = index or [f"d{i}" for i in range(self.rank)]
+        for i, digit_exprs in enumerate(refined._digit_exprs(index)):
             for (e, s), expr in digit_exprs:
                 if s == 0:
                     continue
@@ -240,7 +242,7 @@ class View:
         # coordinate keeps the map invertible, which linalg requires of its outputs.
         spare = [j for j, n in enumerate(base_shape) if n == 1 and not terms[j]]
         for i, j in zip((i for i, d in enumerate(self.dims) if not d), spare):
-            terms[j].append(f"d{i}")
+            terms[j].append(index[i])
         return [" + ".join(t) if t else "0" for t in terms]
 
     def _split_at(self, strides) -> "View | None":
@@ -264,23 +266,27 @@ class View:
             dims.append(tuple(out))
         return View(tuple(dims), self.offset, self.windows)
 
-    def offset_expr(self) -> str:
-        """The affine expression of the linear buffer offset (in d0, d1, ...)."""
+    def offset_expr(self, index=None) -> str:
+        """The affine expression of the linear buffer offset (in d0, d1, ...; `index` as
+        for `index_exprs`)."""
+        index = index or [f"d{i}" for i in range(self.rank)]
         terms = [expr if s == 1 else f"({expr}) * {s}"
-                 for digit_exprs in self._digit_exprs() for (e, s), expr in digit_exprs if s]
+                 for digit_exprs in self._digit_exprs(index) for (e, s), expr in digit_exprs
+                 if s]
         if self.offset:
             terms.append(str(self.offset))
         return " + ".join(terms) if terms else "0"
 
-    def _digit_exprs(self) -> list[list[tuple[Digit, str]]]:
+    def _digit_exprs(self, index) -> list[list[tuple[Digit, str]]]:
         out = []
         for i, dim in enumerate(self.dims):
             w = self.window(i)
-            index = f"(d{i} + {w[0]})" if w and w[0] else f"d{i}"
+            x = f"{index[i]} + {w[0]}" if w and w[0] else index[i]
+            atom = x if re.fullmatch(r"d\d+", x) else f"({x})"
             exprs, inner = [], 1
             for k in range(len(dim) - 1, -1, -1):
                 e, s = dim[k]
-                expr = index if inner == 1 else f"{index} floordiv {inner}"
+                expr = atom if inner == 1 else f"{atom} floordiv {inner}"
                 if k > 0:  # the most significant digit needs no wrap-around
                     expr = f"({expr}) mod {e}" if inner != 1 else f"{expr} mod {e}"
                 exprs.append(((e, s), expr))

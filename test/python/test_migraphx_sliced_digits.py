@@ -125,3 +125,46 @@ def test_ragged_window_read_in_place(arch):
     deq = (vals - group_rows(z.astype(np.float64), size, start, k)) * \
         group_rows(s.astype(np.float64), size, start, k)
     np.testing.assert_array_equal(out.astype(np.float64), a.astype(np.float64) @ deq)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_window_in_the_batch(arch):
+    """A window among the dimensions an elementwise kernel merges into G ([3, 9, 5, 7]:
+    G = 27 over the batch and the window's 9 rows, from row 2 of 4 groups of 3): the
+    index map splits G back (no copy); against numpy, every chip."""
+    x_t, s_t, o_t = shaped([3, 9, 5, 7], "f32"), shaped([3, 4, 7], "f32"), \
+        shaped([3, 9, 5, 7], "f32")
+    text = (f"func.func @f(%x: !migraphx.shaped{x_t}, %s: !migraphx.shaped{s_t}) -> "
+            f"!migraphx.shaped{o_t} attributes {{arch = \"{arch}\"}} {{\n"
+            f"  %0 = migraphx.reshape %s {{dims = [3, 4, 1, 7]}} : {s_t} -> "
+            f"<3x4x1x7xf32, 28x7x7x1>\n"
+            f"  %1 = migraphx.multibroadcast %0 {{out_lens = [3, 4, 3, 7]}} : "
+            f"<3x4x1x7xf32, 28x7x7x1> -> <3x4x3x7xf32, 28x7x0x1>\n"
+            f"  %2 = migraphx.reshape %1 {{dims = [3, 12, 7]}} : <3x4x3x7xf32, 28x7x0x1> -> "
+            f"<3x12x7xf32, 84x7x1>\n"
+            f"  %3 = migraphx.slice %2 {{axes = [1], starts = [2], ends = [11]}} : "
+            f"<3x12x7xf32, 84x7x1> -> <3x9x7xf32, 84x7x1>\n"
+            f"  %4 = migraphx.reshape %3 {{dims = [3, 9, 1, 7]}} : <3x9x7xf32, 84x7x1> -> "
+            f"<3x9x1x7xf32, 63x7x7x1>\n"
+            f"  %5 = migraphx.multibroadcast %4 {{out_lens = [3, 9, 5, 7]}} : "
+            f"<3x9x1x7xf32, 63x7x7x1> -> <3x9x5x7xf32, 63x7x0x1>\n"
+            f"  %6 = migraphx.dequantizelinear %x, %5 : {x_t}, <3x9x5x7xf32, 63x7x0x1> -> "
+            f"{o_t}\n"
+            f"  return %6 : !migraphx.shaped{o_t}\n}}\n")
+    rng = np.random.default_rng(23)
+    x = rng.uniform(-4, 4, (3, 9, 5, 7)).astype(np.float32)
+    s = rng.uniform(-2, 2, (3, 4, 7)).astype(np.float32)
+    out = np.full((3, 9, 5, 7), np.nan, dtype=np.float32)
+    with new_context():
+        module = ir.Module.parse(translate(text, "t.mlir"))
+        run_pipeline(module, "accel-from-migraphx")
+        assert not collect_ops(module, "accel.copy"), str(module)
+        assert "d0 floordiv 9" in str(module)
+        assert [k.metadata.get("op") for k in compile_module(module, arch).kernels] == [
+            "elementwise"]
+    with new_context():
+        module = ir.Module.parse(translate(text, "t.mlir"))
+        run_pipeline(module, MIGRAPHX_STEPS)
+        run_host(module, "f", [x, s, out], arch=arch)
+    scale = group_rows(s.astype(np.float64), 3, 2, 9)[:, :, None, :]
+    np.testing.assert_allclose(out, x.astype(np.float64) * scale, rtol=2.0 ** -23)
