@@ -2,7 +2,9 @@
 the elementwise kernel that consumes them: AMDMIGraphX's int4/uint4 GEMMs, whose group
 scales and zero points are repeated along K, regrouped and sliced to K rows, run in the
 simulator against float64 numpy (the two corpus chunks on gfx942, where their f32 dot
-runs; a ragged f16 variant on every chip) and compiled to code objects."""
+runs; a ragged f16 variant on every chip; a window among the dimensions merged into
+an elementwise kernel's batch) and compiled to code objects; and, as a gemm epilogue's
+operand (one stride per dimension), copied first by a copy that names why."""
 
 from __future__ import annotations
 
@@ -168,3 +170,42 @@ def test_window_in_the_batch(arch):
         run_host(module, "f", [x, s, out], arch=arch)
     scale = group_rows(s.astype(np.float64), 3, 2, 9)[:, :, None, :]
     np.testing.assert_allclose(out, x.astype(np.float64) * scale, rtol=2.0 ** -23)
+
+
+EPILOGUE_OPERAND = """\
+func.func @f(%a: !migraphx.shaped<2x5x4xf16, 20x4x1>, %b: !migraphx.shaped<2x4x2xf16, 8x2x1>, %s: !migraphx.shaped<2x2x2xf16, 4x2x1>) -> !migraphx.shaped<2x5x2xf16, 10x2x1> attributes {arch = "ARCH"} {
+  %0 = migraphx.reshape %s {dims = [2, 2, 1, 2]} : <2x2x2xf16, 4x2x1> -> <2x2x1x2xf16, 4x2x2x1>
+  %1 = migraphx.multibroadcast %0 {out_lens = [2, 2, 3, 2]} : <2x2x1x2xf16, 4x2x2x1> -> <2x2x3x2xf16, 4x2x0x1>
+  %2 = migraphx.reshape %1 {dims = [2, 6, 2]} : <2x2x3x2xf16, 4x2x0x1> -> <2x6x2xf16, 12x2x1>
+  %3 = migraphx.slice %2 {axes = [1], ends = [6], starts = [1]} : <2x6x2xf16, 12x2x1> -> <2x5x2xf16, 12x2x1>
+  %4 = migraphx.dot %a, %b : <2x5x4xf16, 20x4x1>, <2x4x2xf16, 8x2x1> -> <2x5x2xf16, 10x2x1>
+  %5 = migraphx.add %4, %3 : <2x5x2xf16, 10x2x1>, <2x5x2xf16, 12x2x1> -> <2x5x2xf16, 10x2x1>
+  return %5 : !migraphx.shaped<2x5x2xf16, 10x2x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_window_as_epilogue_operand_is_copied(arch):
+    """A gemm epilogue's operand needs one stride per dimension: the window (rows 1..6
+    of groups of 3) is copied row-major first, by a copy that reads it through the
+    window's map and names why; the fused add then matches numpy."""
+    text = EPILOGUE_OPERAND.replace("ARCH", arch)
+    with new_context():
+        module = ir.Module.parse(translate(text, "t.mlir"))
+        run_pipeline(module, "accel-from-migraphx")
+        copies = collect_ops(module, "accel.copy")
+        assert [str(op.attributes["reason"]) for op in copies] == [
+            '"an epilogue operand with M of several strides"'], str(module)
+        assert "(d1 + 1) floordiv 3" in str(copies[0].attributes["input_map"])
+    rng = np.random.default_rng(24)
+    a = rng.integers(-2, 3, (2, 5, 4)).astype(np.float16)
+    b = rng.integers(-2, 3, (2, 4, 2)).astype(np.float16)
+    s = rng.integers(-8, 8, (2, 2, 2)).astype(np.float16)
+    out = np.full((2, 5, 2), np.nan, dtype=np.float16)
+    with new_context():
+        module = ir.Module.parse(translate(text, "t.mlir"))
+        run_pipeline(module, MIGRAPHX_STEPS)
+        run_host(module, "f", [a, b, s, out], arch=arch)
+    want = a.astype(np.float64) @ b.astype(np.float64) + group_rows(s.astype(np.float64), 3, 1, 5)
+    np.testing.assert_array_equal(out.astype(np.float64), want)
