@@ -13,13 +13,14 @@ from accel.migraphx.tensor import Tensor
 from accel.migraphx.view import View
 
 
-def indexing(t: Tensor) -> tuple[ir.Value, list[str]]:
+def indexing(t: Tensor, index=None) -> tuple[ir.Value, list[str]]:
     """(memref, index expressions) through which a copy reads `t`: `t`'s own
-    base when its view maps onto that base's dimensions, else the base flattened."""
-    exprs = t.view.index_exprs(t.base_shape)
+    base when its view maps onto that base's dimensions, else the base flattened.
+    `index`: `t`'s logical index as expressions of the reader's (View.index_exprs)."""
+    exprs = t.view.index_exprs(t.base_shape, index)
     if exprs is not None:
         return t.base, exprs
-    return memrefs.reshape(t.base, [prod(t.base_shape)]), [t.view.offset_expr()]
+    return memrefs.reshape(t.base, [prod(t.base_shape)]), [t.view.offset_expr(index)]
 
 
 def materialize(t: Tensor, reason: str, *, arch: str) -> Tensor:

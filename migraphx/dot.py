@@ -222,7 +222,7 @@ class DotLowering:
         destination's reshape (`destination()`, which the caller takes then).
         """
         b_view = b.view.reshape([g, k, n])
-        if b_view is None:
+        if b_view is None or b_view.windows:   # (a window is no stride of its own)
             return None
         batch = b_view.normalized().dims[0]
         if len(batch) != 2 or batch[1][1] != 0 or batch[0][1] == 0:

@@ -19,7 +19,9 @@ the ops MIGraphX puts around a GEMM that are not one elementwise step:
 A value of rank r >= 2 is seen as [G, M, N] = [prod(dims[:-2]), dims[-2], dims[-1]]
 (rank 1 as [1, 1, N]). Each operand is read in place: as a broadcast kind when its view
 is one (migraphx.epilogue.extra_buffer), else through the view's index map of its
-buffer (`input_maps`: a transpose, a slice, a dimension of several strides): no copy.
+buffer (`input_maps`: a transpose, a slice, a dimension of several strides, a slice
+inside such a dimension's digits, G split back into its dimensions where one of them
+is such a slice): no copy.
 The result goes to a fresh row-major buffer, or straight into the function's
 out-parameter when it is returned as it is and that out-parameter is row-major.
 """
@@ -165,6 +167,18 @@ def _as_gmn(dims) -> list[int]:
     return [1] * (3 - len(dims)) + dims if len(dims) < 3 else [prod(dims[:-2])] + dims[-2:]
 
 
+def _batch_index(dims) -> list[str]:
+    """The logical index of a value of shape `dims` (rank >= 3) as expressions of its
+    [G, M, N] index (d0, d1, d2): G split row-major into the leading dimensions."""
+    *batch, m, n = dims
+    index = []
+    for i, e in enumerate(batch):
+        inner = prod(batch[i + 1:])
+        x = "d0" if inner == 1 else f"d0 floordiv {inner}"
+        index.append("0" if e == 1 else x if i == 0 else f"({x}) mod {e}")
+    return index + ["d1", "d2"]
+
+
 class ElementwiseLowering:
     """Builds the accel.elementwise kernels of one function."""
 
@@ -267,13 +281,17 @@ class ElementwiseLowering:
         maps: list = [None] * len(packed)
         for t in ins:
             # Merging the leading dimensions into G only concatenates their digits (a
-            # digit spanning the last of them is split where they end): never None.
-            view = Tensor(t.base, t.view.reshape(gmn), t.st)
-            found, base, exprs = extra_buffer(view, gmn), t.base, None
+            # digit spanning the last of them is split where they end), unless one of
+            # them is a window (a slice inside its digits): then G is split back into
+            # them in the index map.
+            regrouped = t.view.reshape(gmn)
+            view = Tensor(t.base, regrouped, t.st) if regrouped is not None else None
+            found, base, exprs = extra_buffer(view, gmn) if view else None, t.base, None
             if found is None:
                 # Any other view is read in place through its index map; its buffer is
                 # then no map kernel's value at the same index, so nothing absorbs it.
-                mem, exprs = copies.indexing(view)
+                mem, exprs = copies.indexing(view) if view else \
+                    copies.indexing(t, _batch_index(dims))
                 found, base = ("gmn", mem), None
             kinds.append(found[0])
             mems.append(found[1])

@@ -2,8 +2,9 @@
 slice) read as views (accel.migraphx.view) of the value they take.
 
 A view op moves no data: its result is the operand's buffer under a composed view,
-folded into the addressing of whatever reads it. A reshape or slice the view algebra
-cannot express on the operand's view (it regroups across merged dimensions) returns
+folded into the addressing of whatever reads it (a slice inside a dimension's digits is
+a window of it: accel.migraphx.view). A reshape the view algebra cannot express on the
+operand's view (it regroups across merged dimensions, or splits a windowed one) returns
 None, and the caller copies the operand row-major first (accel.migraphx.copies).
 Errors (bad permutation, element count, axis) are raised at the op's location.
 """
@@ -74,11 +75,9 @@ def multibroadcast(op: ir.Operation, t: Tensor) -> Tensor:
     rank = t.view.rank
     for axis in range(len(lens) - rank + 1) if view is None and out_st is not None else ():
         outside = out_st.strides[:axis] + out_st.strides[axis + rank:]
-        placed = View(t.view.dims, t.view.offset).broadcast(lens[axis:axis + rank])
+        placed = t.view.broadcast(lens[axis:axis + rank])
         if len(out_st.strides) == len(lens) and not any(outside) and placed is not None:
-            dims = tuple(((n, 0),) if n != 1 else () for n in lens[:axis]) + placed.dims + \
-                tuple(((n, 0),) if n != 1 else () for n in lens[axis + rank:])
-            view = View(dims, t.view.offset)
+            view = placed.placed(lens, axis)
             break
     if view is None:
         raise AccelError(f"cannot broadcast shape {list(t.view.shape)} to {lens}",
@@ -97,12 +96,15 @@ def by_strides(view: View, lens, strides) -> View | None:
     if len(strides) != len(lens):
         return None
     kept = [i for i, (n, s) in enumerate(zip(lens, strides)) if s != 0 and n != 1]
-    own = [d for d, n in zip(view.dims, view.shape) if n != 1]
-    if [lens[i] for i in kept] != [prod(e for e, _ in d) for d in own]:
+    own = [a for a, n in enumerate(view.shape) if n != 1]
+    if [lens[i] for i in kept] != [view.shape[a] for a in own]:
         return None
     placed = dict(zip(kept, own))
-    return View(tuple(placed.get(i, ((n, 0),) if n != 1 else ()) for i, n in enumerate(lens)),
-                view.offset)
+    dims = tuple(view.dims[placed[i]] if i in placed else ((n, 0),) if n != 1 else ()
+                 for i, n in enumerate(lens))
+    windows = tuple(view.window(placed[i]) if i in placed else None
+                    for i in range(len(lens))) if view.windows else ()
+    return View(dims, view.offset, windows)
 
 
 def axis_broadcast(op: ir.Operation, t: Tensor) -> Tensor:
@@ -114,12 +116,10 @@ def axis_broadcast(op: ir.Operation, t: Tensor) -> Tensor:
     if not (0 <= axis <= len(lens) - rank) or list(t.view.shape) != lens[axis:axis + rank]:
         raise AccelError(f"cannot broadcast shape {list(t.view.shape)} at axis {axis} to "
                          f"{lens}", op.location)
-    dims = tuple(((n, 0),) if n != 1 else () for n in lens[:axis]) + t.view.dims + \
-        tuple(((n, 0),) if n != 1 else () for n in lens[axis + rank:])
-    return Tensor(t.base, View(dims, t.view.offset), shaped(op.results[0].type))
+    return Tensor(t.base, t.view.placed(lens, axis), shaped(op.results[0].type))
 
 
-def slice_view(op: ir.Operation, view: View) -> View | None:
+def slice_view(op: ir.Operation, view: View) -> View:
     axes, starts, ends = (int_list(op, a) for a in ("axes", "starts", "ends"))
     if not len(axes) == len(starts) == len(ends):
         raise AccelError("'migraphx.slice' needs as many starts and ends as axes",
@@ -137,14 +137,12 @@ def slice_view(op: ir.Operation, view: View) -> View | None:
             raise AccelError(f"slice [{start}, {end}) of axis {axis} (extent {n}) is "
                              f"empty", op.location)
         view = view.slice(axis, lo, hi)
-        if view is None:
-            return None
     return view
 
 
 def view_op(op: ir.Operation, t: Tensor, out_st: ShapedType, materialize) -> Tensor:
-    """`t` through view op `op` (one of VIEW_OPS); a reshape or slice that cannot
-    regroup `t`'s view reads a row-major copy, `materialize(t, reason)`, instead."""
+    """`t` through view op `op` (one of VIEW_OPS); a reshape that cannot regroup `t`'s
+    view reads a row-major copy, `materialize(t, reason)`, instead."""
     name = op.name
     if name == "migraphx.multibroadcast":
         return multibroadcast(op, t)
@@ -152,9 +150,10 @@ def view_op(op: ir.Operation, t: Tensor, out_st: ShapedType, materialize) -> Ten
         return axis_broadcast(op, t)
     if name == "migraphx.transpose":
         return Tensor(t.base, transpose_view(op, t.view), out_st)
-    regroup = reshape_view if name == "migraphx.reshape" else slice_view
-    view = regroup(op, t.view)
+    if name == "migraphx.slice":
+        return Tensor(t.base, slice_view(op, t.view), out_st)
+    view = reshape_view(op, t.view)
     if view is None:
         t = materialize(t, f"a '{name}' regrouping dimensions of several strides")
-        view = regroup(op, t.view)
+        view = reshape_view(op, t.view)
     return Tensor(t.base, view, out_st)

@@ -138,6 +138,16 @@ func.func @map_past_buffer(%x: memref<1x4x2xf32>, %o: memref<1x3x4xf32>) {
 
 // -----
 
+// A window of 5 rows from row 2 of digits (2, 2), (3, 0) (accel.migraphx.view) is rows
+// 2..6 of 6: its last row, (4 + 2) floordiv 3 = 2, is past a 2-row group buffer.
+func.func @window_past_buffer(%x: memref<2x2x2xf32>, %o: memref<2x5x2xf32>) {
+  // expected-error@+1 {{input 0's map index 1 ((d1 + 2) floordiv 3) reaches 2, past the buffer's 2}}
+  "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "", input_maps = [affine_map<(d0, d1, d2) -> (d0, (d1 + 2) floordiv 3, d2)>]} : (memref<2x2x2xf32>, memref<2x5x2xf32>) -> ()
+  return
+}
+
+// -----
+
 func.func @map_rank(%x: memref<12xf32>, %o: memref<1x3x4xf32>) {
   // expected-error@+1 {{input 0's map gives 2 indices for a rank 1 buffer}}
   "accel.elementwise"(%x, %o) {arch = "gfx942", operands = ["gmn"], program = "", input_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>]} : (memref<12xf32>, memref<1x3x4xf32>) -> ()
