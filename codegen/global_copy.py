@@ -4,7 +4,9 @@ LDS holds a tile as [kpackPerBlock][dPerBlock][kpack] (d = M for A, N for B), th
 in which a lane's contiguous K run (codegen/mma.py) is one vector load.
 
 Plain operands (row / transposed) are read with `amdgpu.raw_buffer_load` in vectors
-along the dimension that is contiguous in global memory, at most 128 bits wide. The
+along the dimension that is contiguous in global memory, at most 128 bits wide (a
+strided view with no contiguous side, or a stride-0 broadcast one, one element per load:
+plan vector 1, the same tile order and LDS layout). The
 width divides that dimension's extent, so a vector is wholly inside a row or wholly
 past its end: validity is one predicate per vector. Rows past D and k past K must read
 0, but with G > 1 a row past M is a valid address in the next batch, and a k past the
@@ -232,10 +234,17 @@ class OperandCopy:
 
     def check_view_alignment(self) -> None:
         """AccelError unless every vector load of a strided view starts at a multiple of
-        the vector width."""
-        if self.view_strides is not None:
-            check_view_alignment(f"{self.name}'s vector", self.view_offset,
-                                 self.view_strides, self.vector_width)
+        the vector width and runs along a contiguous inner dimension (one that is not
+        is read an element per load: plan vector 1)."""
+        if self.view_strides is None:
+            return
+        inner = self.view_strides[-1]
+        if self.vector_width > 1 and self.shape[-1] > 1 and inner != 1:
+            raise AccelError(f"kernel plan: {self.name.lower()}_copy.vector is "
+                             f"{self.vector_width}, but {self.name}'s inner dimension has "
+                             f"stride {inner}: its loads must be of 1 element")
+        check_view_alignment(f"{self.name}'s vector", self.view_offset,
+                             self.view_strides, self.vector_width)
 
     @property
     def transposing(self) -> bool:

@@ -79,14 +79,25 @@ def check_view_alignment(what: str, offset: int, strides, width: int) -> None:
                          f"each must be a multiple of {width})")
 
 
-def check_operand_view(value: ir.Value, layout: str, name: str) -> None:
+def inner_contiguous(t: ir.MemRefType) -> bool:
+    """Is the memref's innermost dimension of extent 1 or stride 1 (a packed memref's
+    always is)? Vector loads along it need that; an operand without it is read one
+    element per load (plan `vector = 1`, codegen/global_copy.py)."""
+    view = view_strides(t)
+    return view is None or t.shape[-1] == 1 or view[0][-1] == 1
+
+
+def check_operand_view(value: ir.Value, layout: str, name: str,
+                       any_inner_stride: bool = False) -> None:
     """A or B may be a strided view of a larger buffer in a plain layout (a slice, a
     batch stride, 0 for a broadcast batch, rows further apart than they are long): the
     kernel's buffer loads index it through its strides (codegen/global_copy.py). The
-    inner dimension must be contiguous (the loads are vectors along it), every stride
-    and the offset static and non-negative, and every element of the view inside the
-    descriptor bound, so that the loads' out-of-range rule (past max(n * s) reads 0)
-    guards the padding exactly and never hides an element."""
+    inner dimension must be contiguous (the loads are vectors along it) unless
+    `any_inner_stride` (A and B, whose copies then load single elements: a view with no
+    contiguous side, a broadcast scalar of stride 0), every stride and the offset static
+    and non-negative, and every element of the view inside the descriptor bound, so that
+    the loads' out-of-range rule (past max(n * s) reads 0) guards the padding exactly
+    and never hides an element."""
     t = value.type
     if t.memory_space is not None:
         raise AccelError(f"{name} must be in the default (global) memory space, got {t}")
@@ -105,7 +116,7 @@ def check_operand_view(value: ir.Value, layout: str, name: str) -> None:
     if offset < 0 or min(strides) < 0:
         raise AccelError(f"{name} has a negative stride or offset, got {t}")
     shape = list(t.shape)
-    if shape[-1] != 1 and strides[-1] != 1:
+    if not any_inner_stride and shape[-1] != 1 and strides[-1] != 1:
         raise AccelError(f"{name}'s innermost dimension must have stride 1 (buffer loads "
                          f"read vectors along it), got {t}")
     span, bound = view_span(shape, strides), descriptor_extent(shape, strides)
