@@ -50,3 +50,24 @@ func.func @packed_and_view(%a: memref<2x64x256xf16>, %a2: memref<2x64x256xf16, s
   "accel.gemm"(%a2, %b, %c2) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16, strided<[20480, 320, 1], offset: 64>>, memref<2x256x48xf16>, memref<2x64x48xf16>) -> ()
   return
 }
+
+// -----
+
+// A batch-first A (batch stride 1, rows 520 apart, K stride 2: no stride-1 side) is
+// loaded one f16 at a time through its strides (plan vector 1). Its largest size *
+// stride is M's (64 * 520), so an invalid element has its M index set to M = 64; the
+// tile's origin in sgprOffset is 32 rows of 520 per M tile and 32 K of stride 2 per
+// k-tile.
+// CHECK-LABEL: gpu.func @accel_gemm_g2_m64_n48_k256_f16_f16_sv{{[0-9a-f]+}}_gfx942(%arg0: memref<2x64x256xf16, strided<[1, 520, 2]>>
+// CHECK: scf.for
+// CHECK: %[[KT:.*]] = arith.muli %arg5, %c64_i32 : i32
+// CHECK: %[[MT:.*]] = arith.muli %{{.*}}, %c16640_i32 : i32
+// CHECK: %[[ORIGIN:.*]] = arith.addi %[[MT]], %[[KT]] : i32
+// CHECK: %[[M:.*]] = arith.select %{{.*}}, %{{.*}}, %c64_i32 : i32
+// CHECK: amdgpu.raw_buffer_load %arg0[%{{.*}}, %[[M]], %{{.*}}] sgprOffset %[[ORIGIN]] : memref<2x64x256xf16, strided<[1, 520, 2]>>, i32, i32, i32 -> f16
+// CHECK-NOT: amdgpu.raw_buffer_load %arg0{{.*}}-> vector
+// CHECK: gpu.return
+func.func @batch_first(%a: memref<2x64x256xf16, strided<[1, 520, 2]>>, %b: memref<2x256x48xf16>, %c: memref<2x64x48xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16, strided<[1, 520, 2]>>, memref<2x256x48xf16>, memref<2x64x48xf16>) -> ()
+  return
+}
