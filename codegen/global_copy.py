@@ -15,6 +15,11 @@ an invalid vector's batch index is replaced by G, which puts its byte offset at 
 the end of the memref, where the hardware (and the simulator) return 0. A select, no
 branch.
 
+An operand whose K has two digits ([G, D, K1, K0], dialect/operand_layouts.py) is
+indexed [g, d, k div K0, k mod K0]; its vectors divide K0, so each lies inside one K0
+run, and its k-tile origin is in sgprOffset only when a k-tile does too (K0 a multiple
+of kPerBlock).
+
 Accel-layout operands already hold the tile contiguously, zero-padded: one linear copy
 (in LDS only the row swizzle moves it).
 
@@ -140,6 +145,11 @@ class OperandCopy:
         return self.kpack_per_block * self.kpack
 
     @property
+    def inner_k(self) -> int | None:
+        """K0 of a K of two digits ([G, D, K1, K0]), else None."""
+        return self.shape[3] if len(self.shape) == 4 else None
+
+    @property
     def tile_elems(self) -> int:
         return self.d_per_block * self.k_per_block
 
@@ -226,6 +236,13 @@ class OperandCopy:
                                      or self.d_per_block % 8):
             raise AccelError(f"kernel plan: {self.name.lower()}_copy.rows_first needs a "
                              f"K-contiguous plain operand and a tile of whole 8-row blocks")
+        k0 = self.inner_k
+        if k0 is not None and (k0 % self.vector_width or
+                               (self.plan.sgpr_offset != "none" and k0 % self.k_per_block)):
+            raise AccelError(f"kernel plan: {self.name.lower()}_copy needs its vector "
+                             f"({self.vector_width}) to divide K0 = {k0}, the inner digit of "
+                             f"{self.name}'s K, and, with sgpr_offset "
+                             f"'{self.plan.sgpr_offset}', kPerBlock ({self.k_per_block}) too")
         if self.plan.permute and not permutable(self.elem, self.vector_width,
                                                 self.unit_rows):
             raise AccelError(f"kernel plan: {self.name.lower()}_copy.permute needs a "
@@ -349,7 +366,10 @@ class OperandCopy:
             d, k, ok_dk = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile,
                                        origin is not None)
             ok = em.and_(valid, ok_dk)
-            idx = [g, d, k] if self.d_first else [g, k, d]
+            if self.inner_k is not None:
+                idx = [g, d, em.div(k, self.inner_k), em.rem(k, self.inner_k)]
+            else:
+                idx = [g, d, k] if self.d_first else [g, k, d]
             idx[oob] = em.select(ok, idx[oob], g_count if oob == 0 else self.shape[oob])
             out.append((self._buffer_load(em, idx, vt, origin), vt))
         return out
@@ -365,6 +385,15 @@ class OperandCopy:
         if self.plan.sgpr_offset == "none":
             return None
         strides = self.strides
+        if self.inner_k is not None:
+            # The k-tile starts at k = kt * kPerBlock inside run kt // q of K0 (q tiles
+            # a run: check_plan), at element (kt % q) * kPerBlock of it.
+            q = self.inner_k // self.k_per_block
+            k_part = em.add(em.mul(em.div(k_tile, q), strides[2]),
+                            em.mul(em.rem(k_tile, q), self.k_per_block * strides[3]))
+            if not self._d_tile_in_offset:
+                return k_part
+            return em.add(em.mul(d_tile, self.d_per_block * strides[1]), k_part)
         if self.layout == "accel":
             d_step, k_step = strides[1], strides[2]
         else:

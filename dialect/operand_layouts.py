@@ -2,6 +2,11 @@
 the (G, D, K) extents each one's shape holds, and the strided views an operand in a
 plain layout may be. D is A's M or B's N; in the accel layout D and K are only known
 padded.
+
+An operand whose K is contiguous-last (A row, B transposed) may also be rank 4,
+[G, D, K1, K0]: K of two digits, k -> (k div K0, k mod K0), a view whose K steps
+through K0 elements of one stride and K1 runs of another (MIGraphX's heads of a
+transpose + reshape merged into K). K = K1 * K0.
 """
 
 from __future__ import annotations
@@ -16,10 +21,17 @@ OPERAND_LAYOUTS = ("row", "transposed", "accel")
 DYNAMIC = -(2**63)
 
 
+def k_last(name: str, layout: str) -> bool:
+    """Is operand `name` ("A"/"B") in `layout` plain [G, D, K] (K contiguous-last)?"""
+    return layout != "accel" and (name.upper() == "A") == (layout == "row")
+
+
 def reduction_extent(shape, layout: str, operand: str) -> int | None:
     """K of operand "a" or "b" in a plain layout; None in the accel layout."""
     if layout == "accel":
         return None
+    if len(shape) == 4:     # [G, D, K1, K0]
+        return shape[2] * shape[3]
     if operand == "a":
         return shape[2] if layout == "row" else shape[1]
     return shape[1] if layout == "row" else shape[2]
@@ -28,8 +40,13 @@ def reduction_extent(shape, layout: str, operand: str) -> int | None:
 def plain_view(shape, layout: str, name: str) -> tuple[int, int, int]:
     """(G, D, K) of an operand; D and K are padded for the accel layout."""
     want = 6 if layout == "accel" else 3
+    if len(shape) == 4 and k_last(name, layout):
+        g, d, k1, k0 = shape
+        return g, d, k1 * k0
     if len(shape) != want:
-        raise AccelError(f"{name} in '{layout}' layout must be rank {want}, got rank {len(shape)}")
+        split = " (or 4, [G, D, K1, K0], K-last)" if k_last(name, layout) else ""
+        raise AccelError(f"{name} in '{layout}' layout must be rank {want}{split}, got rank "
+                         f"{len(shape)}")
     if layout == "accel":
         return AccelTile.padded(shape)
     g, x, y = shape
@@ -85,6 +102,11 @@ def inner_contiguous(t: ir.MemRefType) -> bool:
     element per load (plan `vector = 1`, codegen/global_copy.py)."""
     view = view_strides(t)
     return view is None or t.shape[-1] == 1 or view[0][-1] == 1
+
+
+def inner_k_digit(t: ir.MemRefType) -> int | None:
+    """K0 of an operand whose K has two digits ([G, D, K1, K0]), else None."""
+    return t.shape[-1] if t.rank == 4 else None
 
 
 def check_operand_view(value: ir.Value, layout: str, name: str,

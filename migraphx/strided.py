@@ -3,8 +3,8 @@
 accel.gemm's A and B (dialect/operand_layouts.py: check_operand_view) may be any
 `memref<X x Y x Z, strided<[sX, sY, 1], offset: o>>` over the buffer underneath: a slice
 (the offset, rows further apart than they are long), a batch stride, 0 for a broadcast
-batch or a repeated row. A view is one when each of its three dimensions is one
-(extent, stride) digit, its elements do not overlap (the buffer loads' bound,
+batch or a repeated row; or, with K of two digits, the rank-4 [G, D, K1, K0]. A view is
+one when each of its dimensions is one (extent, stride) digit, its elements do not overlap (the buffer loads' bound,
 max(n * s), then covers every one), and either one of the two inner ones has stride 1
 and its offset and outer strides are whole 16-byte multiples (a vector load of up to
 128 bits is then as aligned as in a packed buffer), or the view has no stride-1 side
@@ -53,8 +53,8 @@ def fill_unit_strides(shape, strides: list[int | None]) -> list[int]:
 
 def as_strided(t: Tensor, view: View, names,
                element_loads: bool = False) -> tuple[ir.Value | None, str]:
-    """(`t`'s buffer seen as the strided memref of `view`, a rank-3 view of it named
-    `names`, ""), or (None, why it is not one: the copy's reason). Its last dimension is
+    """(`t`'s buffer seen as the strided memref of `view`, a rank-3 (or 4) view of it
+    named `names`, ""), or (None, why it is not one: the copy's reason). Its last dimension is
     contiguous unless `element_loads`."""
     strides, why = single_strides(view, names)
     if why:

@@ -1,6 +1,7 @@
 """MIGraphX view ops (slice, transpose, broadcast / multibroadcast) feeding a dot or its
-epilogue are read in place by the gemm kernel as strided views: no accel.copy, one
-kernel launch, exact against numpy in the simulator on every chip. A view the gemm
+epilogue are read in place by the gemm kernel as strided views (with no stride-1 side,
+or K of two digits, too): no accel.copy, one kernel launch, exact against numpy in the
+simulator on every chip. A view the gemm
 cannot read (an unaligned slice) is still copied, and the copy says why."""
 
 from __future__ import annotations
@@ -190,6 +191,43 @@ def test_broadcast_scalar_operand_is_read_in_place(arch, t):
         run_host(module, "sa", [s, b, x, out], arch=arch)
     a = np.ascontiguousarray(np.broadcast_to(s, (3, 21, 24)))
     ref, tol = reference(a, b, t, "f32")
+    ref = ref + x.astype(np.float64)
+    tol = tol + OUT_EPS[t] * np.abs(ref) + 2.0**-24
+    result = compare(out, ref, tol)
+    assert result.ok, result.describe(out, ref)
+
+
+# mixr-tp-reshape-dot-add, smaller and ragged: heads [1, H, S, D] transposed to
+# [1, S, H, D] and reshaped to [1, S, H * D]: K = H heads of stride S * D times D of
+# stride 1, M = S of stride D. A is read in place as [1, S, H, D] (K of two digits),
+# its loads vectors inside a head's D.
+TP_RESHAPE = """
+func.func @tp(%x: !migraphx.shaped<1x37x48x##T##, 1776x48x1>, %h: !migraphx.shaped<1x3x37x16x##T##, 1776x592x16x1>, %w: !migraphx.shaped<1x48x48x##T##, 2304x48x1>) -> !migraphx.shaped<1x37x48x##T##, 1776x48x1> attributes {rock.arch = "##ARCH##"} {
+  %t = migraphx.transpose %h {permutation = [0, 2, 1, 3]} : <1x3x37x16x##T##, 1776x592x16x1> -> <1x37x3x16x##T##, 1776x16x592x1>
+  %a = migraphx.reshape %t {dims = [1, 37, 48]} : <1x37x3x16x##T##, 1776x16x592x1> -> <1x37x48x##T##, 1776x48x1>
+  %0 = migraphx.dot %a, %w : <1x37x48x##T##, 1776x48x1>, <1x48x48x##T##, 2304x48x1> -> <1x37x48x##T##, 1776x48x1>
+  %1 = migraphx.add %0, %x : <1x37x48x##T##, 1776x48x1>, <1x37x48x##T##, 1776x48x1> -> <1x37x48x##T##, 1776x48x1>
+  return %1 : !migraphx.shaped<1x37x48x##T##, 1776x48x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch,t", [(a, "f16") for a in ARCHES] + [("gfx942", "f32")])
+def test_heads_merged_into_k_are_read_in_place(arch, t):
+    rng = np.random.default_rng(5)
+    with new_context():
+        module, converted = lower(TP_RESHAPE.replace("##T##", t), arch)
+        assert "accel.copy" not in converted
+        assert f"memref<1x37x3x16x{t}, strided<[1776, 16, 592, 1]>>" in converted
+        (launch,) = kernels(module)
+        assert "_ep_add_" in launch
+        x = random_operand(rng, t, (1, 37, 48))
+        h = random_operand(rng, t, (1, 3, 37, 16))
+        w = random_operand(rng, t, (1, 48, 48))
+        out = np.full((1, 37, 48), np.nan, dtype=x.dtype)
+        run_host(module, "tp", [x, h, w, out], arch=arch)
+    a = np.ascontiguousarray(h.transpose(0, 2, 1, 3).reshape(1, 37, 48))
+    ref, tol = reference(a, w, t, "f32")
     ref = ref + x.astype(np.float64)
     tol = tol + OUT_EPS[t] * np.abs(ref) + 2.0**-24
     result = compare(out, ref, tol)
