@@ -71,3 +71,28 @@ func.func @batch_first(%a: memref<2x64x256xf16, strided<[1, 520, 2]>>, %b: memre
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16, strided<[1, 520, 2]>>, memref<2x256x48xf16>, memref<2x64x48xf16>) -> ()
   return
 }
+
+// -----
+
+// K of two digits: A [1, 64, 3, 64], 3 heads of stride 4096 times 64 of stride 1. A
+// vector's k (tile-local: the tile's origin is in sgprOffset) is split into its head
+// and its place in the head, [g, m, k div 64, k mod 64]. kPerBlock 32 divides K0, so a
+// k-tile lies inside one head: k-tile kt starts (kt div 2) heads and (kt mod 2) * 32
+// elements in.
+// CHECK-LABEL: gpu.func @accel_gemm_g1_m64_n48_k192_f16_f16_sv{{[0-9a-f]+}}_gfx942(%arg0: memref<1x64x3x64xf16, strided<[12288, 64, 4096, 1]>>
+// (First the block's 128 threads split as 64 x 2 for the MMA waves; then the copy.)
+// CHECK: arith.divui %{{.*}}, %c64_i32 : i32
+// CHECK: %[[HEAD:[0-9]+]] = arith.divui %[[K2:[0-9]+]], %c64_i32 : i32
+// CHECK-NEXT: %[[IN:[0-9]+]] = arith.remui %[[K2]], %c64_i32 : i32
+// CHECK-NEXT: amdgpu.raw_buffer_load %arg0[%{{.*}}, %{{.*}}, %[[HEAD]], %[[IN]]] : memref<1x64x3x64xf16, strided<[12288, 64, 4096, 1]>>, i32, i32, i32, i32 -> vector<8xf16>
+// CHECK: %[[KT:.*]] = arith.minui
+// CHECK-NEXT: %[[Q:.*]] = arith.divui %[[KT]], %c2_i32 : i32
+// CHECK-NEXT: %[[QS:.*]] = arith.muli %[[Q]], %c4096_i32 : i32
+// CHECK-NEXT: %[[R:.*]] = arith.remui %[[KT]], %c2_i32 : i32
+// CHECK-NEXT: %[[RS:.*]] = arith.muli %[[R]], %c32_i32 : i32
+// CHECK-NEXT: %[[ORIGIN:.*]] = arith.addi %[[QS]], %[[RS]] : i32
+// CHECK: amdgpu.raw_buffer_load %arg0[%{{.*}}, %{{.*}}, %[[HEAD]], %[[IN]]] sgprOffset %[[ORIGIN]]
+func.func @heads_in_k(%a: memref<1x64x3x64xf16, strided<[12288, 64, 4096, 1]>>, %b: memref<1x192x48xf16>, %c: memref<1x64x48xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x3x64xf16, strided<[12288, 64, 4096, 1]>>, memref<1x192x48xf16>, memref<1x64x48xf16>) -> ()
+  return
+}
