@@ -164,3 +164,17 @@ def test_verifier_rejects(shape, layout, why):
         module = ir.Module.parse(text)
         with pytest.raises(AccelError, match=why):
             GemmOp(collect_ops(module, "accel.gemm")[0]).verify()
+
+
+def test_metadata_names_the_digits():
+    """The code object's A entry is the rank-4 view: its shape [G, M, K1, K0], strides
+    and the bytes its buffer must hold (to one past the last element)."""
+    from accel.api import compile_module
+    shape, strides = heads_view(1, 32, 3, 16, pad=8)
+    text = module_text("gfx942", "f16", "f32", strided_type(shape, strides, 8),
+                       plain_type((1, 48, 24), "f16"), (1, 32, 24), "row", "row")
+    (kernel,) = compile_module(text, "gfx942", assembly=False).kernels
+    a = kernel.metadata["args"][0]
+    span = sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+    assert a["shape"] == [1, 32, 3, 16] and a["layout"] == "row"
+    assert a["view"] == {"offset": 8, "strides": list(strides), "bytes": (8 + span) * 2}
