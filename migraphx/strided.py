@@ -4,13 +4,14 @@ accel.gemm's A and B (dialect/operand_layouts.py: check_operand_view) may be any
 `memref<X x Y x Z, strided<[sX, sY, 1], offset: o>>` over the buffer underneath: a slice
 (the offset, rows further apart than they are long), a batch stride, 0 for a broadcast
 batch or a repeated row; or, with K of two digits, the rank-4 [G, D, K1, K0]. A view is
-one when each of its dimensions is one (extent, stride) digit, its elements do not overlap (the buffer loads' bound,
-max(n * s), then covers every one), and either one of the two inner ones has stride 1
-and its offset and outer strides are whole 16-byte multiples (a vector load of up to
-128 bits is then as aligned as in a packed buffer), or the view has no stride-1 side
-(`element_loads`: a batch-first operand, a broadcast scalar of stride 0), which the
-kernel reads one element per load and needs no alignment. `as_strided` gives the memref
-(a `memref.reinterpret_cast` of the flattened buffer) or the reason it cannot.
+one when each of its dimensions is one (extent, stride) digit, its last element lies
+inside the buffer loads' bound max(n * s) (which then covers every one), and either its
+last dimension has stride 1 and its offset and outer strides are whole 16-byte
+multiples (a vector load of up to 128 bits is then as aligned as in a packed buffer),
+or the view has no stride-1 side (`element_loads`: a batch-first operand, a broadcast
+scalar of stride 0), which the kernel reads one element per load and needs no
+alignment. `as_strided` gives the memref (a `memref.reinterpret_cast` of the flattened
+buffer) or the reason it cannot.
 """
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ def test_b_heads_transposed(arch):
 
 def test_inner_digit_of_stride_two_is_read_by_elements():
     """K0's own stride 2: no stride-1 side, so one element per load."""
-    text, gemm = run_heads("gfx942", "f16", 2, 24, 20, 2, 16, s0=2)
+    text, _ = run_heads("gfx942", "f16", 2, 24, 20, 2, 16, s0=2)
     assert set(loads_of(text, "%arg0")) == {"f16"}
 
 
