@@ -55,8 +55,8 @@ def fill_unit_strides(shape, strides: list[int | None]) -> list[int]:
 def as_strided(t: Tensor, view: View, names,
                element_loads: bool = False) -> tuple[ir.Value | None, str]:
     """(`t`'s buffer seen as the strided memref of `view`, a rank-3 (or 4) view of it
-    named `names`, ""), or (None, why it is not one: the copy's reason). Its last dimension is
-    contiguous unless `element_loads`."""
+    named `names`, ""), or (None, why it is not one: the copy's reason). Its last
+    dimension is contiguous unless `element_loads`."""
     strides, why = single_strides(view, names)
     if why:
         return None, why
