@@ -90,6 +90,17 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   index maps): 8 accel.copy kernels in 7 chunks (from 12 in 9), no slice copied;
   otherwise as above (75 converted, 0 unfused, code objects on gfx942 74, gfx1100 28,
   gfx1201 29).
+  and, separately,
+  with gemm operands read an element per load where no side has stride 1 (batch-first's
+  A and B, mixr-gemm-input-bcast's scalar per batch) and K of two digits read as a
+  rank-4 [G, D, K1, K0] view (mixr-tp-reshape-dot-add's 12 heads of 64): 7 accel.copy
+  kernels in 5 chunks (from 12 in 9), 31 gemm operands read as strided views in 17
+  chunks; the copies left: 4 a slice regrouping dimensions, 3 results returned through
+  a view; otherwise as above (75 converted, 0 unfused, 93 gemms, code objects on gfx942
+  74, gfx1100 28, gfx1201 29).
+  both together: 3 accel.copy kernels in 3 chunks, all results returned through a
+  view; otherwise as above (75 converted, 0 unfused, 93 gemms, code objects on gfx942
+  74, gfx1100 28, gfx1201 29).
 """
 
 from __future__ import annotations

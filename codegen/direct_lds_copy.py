@@ -57,7 +57,8 @@ class DirectLdsCopy(OperandCopy):
         direct_operand_plan makes such plans)."""
         p = self.plan
         what = (None if self.layout != "accel" and self.d_first else "a K-contiguous plain operand",
-                None if self.view_strides is None and self.rows is None else "a packed memref",
+                None if self.view_strides is None and self.rows is None
+                and len(self.shape) == 3 else "a packed rank-3 memref",
                 None if self.kpack % self.per_dword == 0 and self.k_extent % self.per_dword == 0
                 else f"kpack and K multiples of {self.per_dword}",
                 None if self.dwords % self.wave_size == 0 else "a tile of whole wave dwords",

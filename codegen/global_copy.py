@@ -4,7 +4,9 @@ LDS holds a tile as [kpackPerBlock][dPerBlock][kpack] (d = M for A, N for B), th
 in which a lane's contiguous K run (codegen/mma.py) is one vector load.
 
 Plain operands (row / transposed) are read with `amdgpu.raw_buffer_load` in vectors
-along the dimension that is contiguous in global memory, at most 128 bits wide. The
+along the dimension that is contiguous in global memory, at most 128 bits wide (a
+strided view with no contiguous side, or a stride-0 broadcast one, one element per load:
+plan vector 1, the same tile order and LDS layout). The
 width divides that dimension's extent, so a vector is wholly inside a row or wholly
 past its end: validity is one predicate per vector. Rows past D and k past K must read
 0, but with G > 1 a row past M is a valid address in the next batch, and a k past the
@@ -12,6 +14,11 @@ end of a row a valid address in the next row, so the buffer bound alone is not e
 an invalid vector's batch index is replaced by G, which puts its byte offset at or past
 the end of the memref, where the hardware (and the simulator) return 0. A select, no
 branch.
+
+An operand whose K has two digits ([G, D, K1, K0], dialect/operand_layouts.py) is
+indexed [g, d, k div K0, k mod K0]; its vectors divide K0, so each lies inside one K0
+run, and its k-tile origin is in sgprOffset only when a k-tile does too (K0 a multiple
+of kPerBlock).
 
 Accel-layout operands already hold the tile contiguously, zero-padded: one linear copy
 (in LDS only the row swizzle moves it).
@@ -138,6 +145,11 @@ class OperandCopy:
         return self.kpack_per_block * self.kpack
 
     @property
+    def inner_k(self) -> int | None:
+        """K0 of a K of two digits ([G, D, K1, K0]), else None."""
+        return self.shape[3] if len(self.shape) == 4 else None
+
+    @property
     def tile_elems(self) -> int:
         return self.d_per_block * self.k_per_block
 
@@ -224,6 +236,13 @@ class OperandCopy:
                                      or self.d_per_block % 8):
             raise AccelError(f"kernel plan: {self.name.lower()}_copy.rows_first needs a "
                              f"K-contiguous plain operand and a tile of whole 8-row blocks")
+        k0 = self.inner_k
+        if k0 is not None and (k0 % self.vector_width or
+                               (self.plan.sgpr_offset != "none" and k0 % self.k_per_block)):
+            raise AccelError(f"kernel plan: {self.name.lower()}_copy needs its vector "
+                             f"({self.vector_width}) to divide K0 = {k0}, the inner digit of "
+                             f"{self.name}'s K, and, with sgpr_offset "
+                             f"'{self.plan.sgpr_offset}', kPerBlock ({self.k_per_block}) too")
         if self.plan.permute and not permutable(self.elem, self.vector_width,
                                                 self.unit_rows):
             raise AccelError(f"kernel plan: {self.name.lower()}_copy.permute needs a "
@@ -232,10 +251,17 @@ class OperandCopy:
 
     def check_view_alignment(self) -> None:
         """AccelError unless every vector load of a strided view starts at a multiple of
-        the vector width."""
-        if self.view_strides is not None:
-            check_view_alignment(f"{self.name}'s vector", self.view_offset,
-                                 self.view_strides, self.vector_width)
+        the vector width and runs along a contiguous inner dimension (one that is not
+        is read an element per load: plan vector 1)."""
+        if self.view_strides is None:
+            return
+        inner = self.view_strides[-1]
+        if self.vector_width > 1 and self.shape[-1] > 1 and inner != 1:
+            raise AccelError(f"kernel plan: {self.name.lower()}_copy.vector is "
+                             f"{self.vector_width}, but {self.name}'s inner dimension has "
+                             f"stride {inner}: its loads must be of 1 element")
+        check_view_alignment(f"{self.name}'s vector", self.view_offset,
+                             self.view_strides, self.vector_width)
 
     @property
     def transposing(self) -> bool:
@@ -340,7 +366,10 @@ class OperandCopy:
             d, k, ok_dk = self._coords(em, d_local, em.add(k_local, r), d_tile, k_tile,
                                        origin is not None)
             ok = em.and_(valid, ok_dk)
-            idx = [g, d, k] if self.d_first else [g, k, d]
+            if self.inner_k is not None:
+                idx = [g, d, em.div(k, self.inner_k), em.rem(k, self.inner_k)]
+            else:
+                idx = [g, d, k] if self.d_first else [g, k, d]
             idx[oob] = em.select(ok, idx[oob], g_count if oob == 0 else self.shape[oob])
             out.append((self._buffer_load(em, idx, vt, origin), vt))
         return out
@@ -356,6 +385,15 @@ class OperandCopy:
         if self.plan.sgpr_offset == "none":
             return None
         strides = self.strides
+        if self.inner_k is not None:
+            # The k-tile starts at k = kt * kPerBlock inside run kt // q of K0 (q tiles
+            # a run: check_plan), at element (kt % q) * kPerBlock of it.
+            q = self.inner_k // self.k_per_block
+            k_part = em.add(em.mul(em.div(k_tile, q), strides[2]),
+                            em.mul(em.rem(k_tile, q), self.k_per_block * strides[3]))
+            if not self._d_tile_in_offset:
+                return k_part
+            return em.add(em.mul(d_tile, self.d_per_block * strides[1]), k_part)
         if self.layout == "accel":
             d_step, k_step = strides[1], strides[2]
         else:

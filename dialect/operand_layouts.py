@@ -2,6 +2,11 @@
 the (G, D, K) extents each one's shape holds, and the strided views an operand in a
 plain layout may be. D is A's M or B's N; in the accel layout D and K are only known
 padded.
+
+An operand whose K is contiguous-last (A row, B transposed) may also be rank 4,
+[G, D, K1, K0]: K of two digits, k -> (k div K0, k mod K0), a view whose K steps
+through K0 elements of one stride and K1 runs of another (MIGraphX's heads of a
+transpose + reshape merged into K). K = K1 * K0.
 """
 
 from __future__ import annotations
@@ -16,10 +21,17 @@ OPERAND_LAYOUTS = ("row", "transposed", "accel")
 DYNAMIC = -(2**63)
 
 
+def k_last(name: str, layout: str) -> bool:
+    """Is operand `name` ("A"/"B") in `layout` plain [G, D, K] (K contiguous-last)?"""
+    return layout != "accel" and (name.upper() == "A") == (layout == "row")
+
+
 def reduction_extent(shape, layout: str, operand: str) -> int | None:
     """K of operand "a" or "b" in a plain layout; None in the accel layout."""
     if layout == "accel":
         return None
+    if len(shape) == 4:     # [G, D, K1, K0]
+        return shape[2] * shape[3]
     if operand == "a":
         return shape[2] if layout == "row" else shape[1]
     return shape[1] if layout == "row" else shape[2]
@@ -28,8 +40,13 @@ def reduction_extent(shape, layout: str, operand: str) -> int | None:
 def plain_view(shape, layout: str, name: str) -> tuple[int, int, int]:
     """(G, D, K) of an operand; D and K are padded for the accel layout."""
     want = 6 if layout == "accel" else 3
+    if len(shape) == 4 and k_last(name, layout):
+        g, d, k1, k0 = shape
+        return g, d, k1 * k0
     if len(shape) != want:
-        raise AccelError(f"{name} in '{layout}' layout must be rank {want}, got rank {len(shape)}")
+        split = " (or 4, [G, D, K1, K0], K-last)" if k_last(name, layout) else ""
+        raise AccelError(f"{name} in '{layout}' layout must be rank {want}{split}, got rank "
+                         f"{len(shape)}")
     if layout == "accel":
         return AccelTile.padded(shape)
     g, x, y = shape
@@ -79,14 +96,30 @@ def check_view_alignment(what: str, offset: int, strides, width: int) -> None:
                          f"each must be a multiple of {width})")
 
 
-def check_operand_view(value: ir.Value, layout: str, name: str) -> None:
+def inner_contiguous(t: ir.MemRefType) -> bool:
+    """Is the memref's innermost dimension of extent 1 or stride 1 (a packed memref's
+    always is)? Vector loads along it need that; an operand without it is read one
+    element per load (plan `vector = 1`, codegen/global_copy.py)."""
+    view = view_strides(t)
+    return view is None or t.shape[-1] == 1 or view[0][-1] == 1
+
+
+def inner_k_digit(t: ir.MemRefType) -> int | None:
+    """K0 of an operand whose K has two digits ([G, D, K1, K0]), else None."""
+    return t.shape[-1] if t.rank == 4 else None
+
+
+def check_operand_view(value: ir.Value, layout: str, name: str,
+                       any_inner_stride: bool = False) -> None:
     """A or B may be a strided view of a larger buffer in a plain layout (a slice, a
     batch stride, 0 for a broadcast batch, rows further apart than they are long): the
     kernel's buffer loads index it through its strides (codegen/global_copy.py). The
-    inner dimension must be contiguous (the loads are vectors along it), every stride
-    and the offset static and non-negative, and every element of the view inside the
-    descriptor bound, so that the loads' out-of-range rule (past max(n * s) reads 0)
-    guards the padding exactly and never hides an element."""
+    inner dimension must be contiguous (the loads are vectors along it) unless
+    `any_inner_stride` (A and B, whose copies then load single elements: a view with no
+    contiguous side, a broadcast scalar of stride 0), every stride and the offset static
+    and non-negative, and every element of the view inside the descriptor bound, so that
+    the loads' out-of-range rule (past max(n * s) reads 0) guards the padding exactly
+    and never hides an element."""
     t = value.type
     if t.memory_space is not None:
         raise AccelError(f"{name} must be in the default (global) memory space, got {t}")
@@ -105,7 +138,7 @@ def check_operand_view(value: ir.Value, layout: str, name: str) -> None:
     if offset < 0 or min(strides) < 0:
         raise AccelError(f"{name} has a negative stride or offset, got {t}")
     shape = list(t.shape)
-    if shape[-1] != 1 and strides[-1] != 1:
+    if not any_inner_stride and shape[-1] != 1 and strides[-1] != 1:
         raise AccelError(f"{name}'s innermost dimension must have stride 1 (buffer loads "
                          f"read vectors along it), got {t}")
     span, bound = view_span(shape, strides), descriptor_extent(shape, strides)

@@ -10,10 +10,12 @@ Each operand's view is matched against the layouts accel.gemm reads in place: `r
 `transposed`, and, when the dot has a perf config, `accel` with that config's blocking
 (seed 001's transpose [0,1,4,2,3,5] + reshape chain, i.e. rocMLIR's
 aAccelLayout/bAccelLayout). Failing those, a view whose three dimensions are each one
-stride, one inner side contiguous (a slice, a batch stride, a broadcast batch), is read
-in place as a strided memref (accel.migraphx.strided). Any other view (an accel-like
-chain blocked differently from the perf config, a dimension of two strides, no
-contiguous side) is materialised: copied into a row-major buffer, the copy naming why.
+stride (a slice, a batch stride, a broadcast batch; with one inner side contiguous, or
+none: a batch-first operand, a broadcast scalar, read an element per load), or whose K
+alone has two (heads merged into K), is read in place as a strided memref
+(accel.migraphx.strided). Any other view (an accel-like chain blocked differently from
+the perf config, a batch or D of several strides, a K of more than two) is
+materialised: copied into a row-major buffer, the copy naming why.
 C is written in place into the function's out-parameter when the result reaches
 `return` through transposes/reshapes that spell `row` or `accel` (c_layout = "accel",
 blocked mPerBlock x kpackPerBlock x kpack with N as the blocked reduction-like side) in
@@ -302,22 +304,29 @@ class DotLowering:
     def _strided(t: Tensor, view: View, name: str) -> tuple[ir.Value | None, str, str]:
         """(strided memref, layout, "") of plain view `view` ([G, M, K] for A, [G, K, N]
         for B) in the orientation whose inner side has stride 1 (K: A row, B
-        transposed), or (None, "", why not)."""
+        transposed; K when neither has: its copy then loads single elements and needs
+        no transpose; K too when K has two digits: the rank-4 [G, D, K1, K0] of
+        dialect/operand_layouts.py), or (None, "", why not)."""
         d_name = "M" if name == "A" else "N"
-        g_dim, *mk = view.dims
+        g_dim, *mk = view.normalized().dims
         d_dim, k_dim = mk if name == "A" else mk[::-1]
+        if len(k_dim) == 2:
+            # K of two digits (heads merged into K): [G, D, K1, K0], K-last.
+            names = ("the batch", d_name, "K's outer digit", "K's inner digit")
+            mem, why = as_strided(t, View((g_dim, d_dim, k_dim[:1], k_dim[1:]), view.offset),
+                                  names, element_loads=k_dim[1][1] != 1)
+            return mem, "row" if name == "A" else "transposed", why
         _, why = single_strides(View((g_dim, d_dim, k_dim)), ("the batch", d_name, "K"))
         if why:
             return None, "", why
-        if not (_contiguous(k_dim) or _contiguous(d_dim)):
-            return None, "", f"neither {d_name} nor K of stride 1"
-        if _contiguous(k_dim):
+        element_loads = not (_contiguous(k_dim) or _contiguous(d_dim))
+        if element_loads or _contiguous(k_dim):
             names, dims = ("the batch", d_name, "K"), (g_dim, d_dim, k_dim)
             layout = "row" if name == "A" else "transposed"
         else:
             names, dims = ("the batch", "K", d_name), (g_dim, k_dim, d_dim)
             layout = "transposed" if name == "A" else "row"
-        mem, why = as_strided(t, View(dims, view.offset), names)
+        mem, why = as_strided(t, View(dims, view.offset), names, element_loads)
         return mem, layout, why
 
     def _destination(self, op, want, g: int, m: int, n: int, config: PerfConfig | None,

@@ -32,6 +32,7 @@ from accel.diagnostics import AccelError
 from accel.dialect.accel_tile import AccelTile, pack, unpack
 from accel.dialect.gemm import GemmOp
 from accel.dialect.ir_helpers import collect_ops
+from accel.dialect.operand_layouts import plain_view
 from accel.dialect.pack import PackOp, UnpackOp
 from accel.dialect.perf_config import PerfConfig
 from accel.passes.constant_data import constant_data, new_constant_global
@@ -111,8 +112,7 @@ class _Operand:
             self._pack_at_run_time()
 
     def _plain_gdk(self) -> tuple[int, int, int]:
-        g, x, y = shape_of(self.value)
-        return (g, y, x) if self.transposed else (g, x, y)
+        return plain_view(shape_of(self.value), self.layout, self.name)
 
     def _use(self, value: ir.Value) -> None:
         old = self.value

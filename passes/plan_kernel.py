@@ -20,7 +20,7 @@ from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.epilogue_program import LEGACY, Program
 from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.kernel_plan import KernelPlan, OperandPlan
-from accel.dialect.operand_layouts import view_strides
+from accel.dialect.operand_layouts import inner_contiguous, inner_k_digit, view_strides
 from accel.dialect.gemm import GemmOp, GemmShape
 from accel.dialect.gemm_types import ACCUMULATOR
 from accel.dialect.ir_helpers import collect_ops, memref_info
@@ -196,19 +196,21 @@ def _plan(gemm: GemmOp) -> KernelPlan:
     mma = select_mma(arch, in_type, b_type, config.mn_per_xdl)
     bits = 8 * ELEMENT_BYTES[in_type]
     buffers = lds_buffers(config)
+    a_loads, b_loads = ({"element_loads": not inner_contiguous(v.type),
+                         "inner_k": inner_k_digit(v.type)} for v in (gemm.a, gemm.b))
     a = operand_plan("A", gemm.a_layout, in_type, shape.m, shape.k, config.m_per_block,
-                     config, arch, mma)
+                     config, arch, mma, **a_loads)
     b = operand_plan("B", gemm.b_layout, b_type, shape.n, shape.k, config.n_per_block,
-                     config, arch, mma)
+                     config, arch, mma, **b_loads)
     # The padding (at most 256 bytes per tile) is not in the LDS budget that perf-config
     # validity checks (tuning/validity.py); a config that fills LDS exactly goes without.
     lds = buffers * sum(config.kpack_per_block * (d + op.slab_pad) * config.kpack
                         for d, op in ((config.m_per_block, a), (config.n_per_block, b)))
     if lds * bits // 8 > arch.lds_bytes:
         a = operand_plan("A", gemm.a_layout, in_type, shape.m, shape.k, config.m_per_block,
-                         config, arch, mma, padded=False)
+                         config, arch, mma, padded=False, **a_loads)
         b = operand_plan("B", gemm.b_layout, b_type, shape.n, shape.k, config.n_per_block,
-                         config, arch, mma, padded=False)
+                         config, arch, mma, padded=False, **b_loads)
     # An epilogue operand that varies with N is loaded c_vector wide in its own type, so
     # the 128-bit bound holds for the widest of them too (an i32 mask beside an f16 C).
     store_elem = max([out_type] + [memref_info(v)[1] for v, kind in
@@ -521,8 +523,12 @@ def load_wait_once(a: OperandPlan, b: OperandPlan) -> bool:
 
 def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int,
                  d_per_block: int, config: PerfConfig, arch: ArchInfo,
-                 mma: MmaLayout, padded: bool = True) -> OperandPlan:
-    """How one operand is copied; `padded` False where LDS has no room for slab padding."""
+                 mma: MmaLayout, padded: bool = True, element_loads: bool = False,
+                 inner_k: int | None = None) -> OperandPlan:
+    """How one operand is copied; `padded` False where LDS has no room for slab padding,
+    `element_loads` where its memref's inner dimension is not contiguous (a strided view
+    with no stride-1 side): one element per load; `inner_k` K0 of a K of two digits
+    ([G, D, K1, K0]): a vector stays inside one K0 run."""
     bits = 8 * ELEMENT_BYTES[elem]
     kpack, k_per_block = config.kpack, config.k_per_block
     d_first = (name == "A") == (layout == "row")   # plain [G, D, K]: K contiguous
@@ -532,6 +538,10 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
         vector = widest_vector(elem, k_extent, k_per_block, kpack)
     else:
         vector = widest_vector(elem, d_extent, d_per_block)
+    if element_loads:
+        vector = 1
+    if inner_k is not None:
+        vector = widest_vector(elem, vector, inner_k)
     # D contiguous in global memory but K contiguous (kpack runs) in LDS: a thread
     # loads k_chunk rows of a D vector and writes `vector` kpack runs (a transpose in
     # registers). k_chunk is kpack, halved while that leaves threads of the block
@@ -563,6 +573,9 @@ def operand_plan(name: str, layout: str, elem: str, d_extent: int, k_extent: int
     # spilled 136 bytes with the D tile in the VGPRs, none without.
     ahead = loaded_ahead(vector, k_chunk, bits, config, arch)
     sgpr_offset = "k_tile" if ahead else "tile"
+    if inner_k is not None and inner_k % k_per_block:
+        # A k-tile that crosses a K0 run has no one origin its elements lie past.
+        sgpr_offset = "none"
     # Rows are swizzled only when a row (the kpack run of one d) is one 16-byte bank
     # slot, so every copy vector and fragment read stays inside a row. Padding each
     # slab by 8/P rows (1 when P >= 8, P = kpackPerBlock) puts a K-contiguous copy's

@@ -199,9 +199,9 @@ func.func @case17(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<6
 
 // -----
 
-// A in row layout is [G, M, K].
+// A in row layout is [G, M, K] (or [G, M, K1, K0]: K of two digits).
 func.func @case18(%a: memref<64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{A in 'row' layout must be rank 3, got rank 2}}
+  // expected-error@+1 {{A in 'row' layout must be rank 3 (or 4, [G, D, K1, K0], K-last), got rank 2}}
   "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
   return
 }
@@ -217,10 +217,10 @@ func.func @case19(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1
 
 // -----
 
-// B in transposed layout is [G, N, K].
-func.func @case20(%a: memref<1x64x32xf16>, %b: memref<1x48x32x1xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{B in 'transposed' layout must be rank 3, got rank 4}}
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", b_layout = "transposed"} : (memref<1x64x32xf16>, memref<1x48x32x1xf16>, memref<1x64x48xf32>) -> ()
+// B in row layout is [G, K, N]: only a K-last operand may split K in two digits.
+func.func @case20(%a: memref<1x64x32xf16>, %b: memref<1x32x48x1xf16>, %c: memref<1x64x48xf32>) {
+  // expected-error@+1 {{B in 'row' layout must be rank 3, got rank 4}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<1x64x32xf16>, memref<1x32x48x1xf16>, memref<1x64x48xf32>) -> ()
   return
 }
 

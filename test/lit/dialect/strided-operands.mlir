@@ -14,10 +14,31 @@ func.func @accepted(%a: memref<2x4x16xf16, strided<[160, 40, 1], offset: 8>>, %b
 
 // -----
 
-// The contiguous side is what the loads' vectors run along.
-func.func @inner_stride(%a: memref<2x4x16xf16, strided<[128, 32, 2]>>, %b: memref<2x16x8xf16>, %c: memref<2x4x8xf32>) {
-  // expected-error@+1 {{A's innermost dimension must have stride 1 (buffer loads read vectors along it), got memref<2x4x16xf16, strided<[128, 32, 2]>>}}
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<2x4x16xf16, strided<[128, 32, 2]>>, memref<2x16x8xf16>, memref<2x4x8xf32>) -> ()
+// A and B need no contiguous side: a batch-first A (batch stride 1, K stride 2) and a
+// B of one value per batch (strides 1, 0, 0) are read an element per load.
+// CHECK-LABEL: func.func @no_contiguous_side
+// CHECK: "accel.gemm"(%arg0, %arg1, %arg2) {{.*}} : (memref<2x4x16xf16, strided<[1, 64, 2]>>, memref<2x16x8xf16, strided<[1, 0, 0]>>, memref<2x4x8xf32>) -> ()
+func.func @no_contiguous_side(%a: memref<2x4x16xf16, strided<[1, 64, 2]>>, %b: memref<2x16x8xf16, strided<[1, 0, 0]>>, %c: memref<2x4x8xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<2x4x16xf16, strided<[1, 64, 2]>>, memref<2x16x8xf16, strided<[1, 0, 0]>>, memref<2x4x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// An epilogue operand's loads are vectors along its contiguous side: it must have one.
+func.func @inner_stride(%a: memref<2x4x16xf16>, %b: memref<2x16x8xf16>, %c: memref<2x4x8xf32>, %e: memref<2x4x8xf32, strided<[64, 16, 2]>>) {
+  // expected-error@+1 {{epilogue operand 0's innermost dimension must have stride 1 (buffer loads read vectors along it), got memref<2x4x8xf32, strided<[64, 16, 2]>>}}
+  "accel.gemm"(%a, %b, %c, %e) {arch = "gfx942", epilogue = "%0 = add %acc, %e0", epilogue_operands = ["gmn"]} : (memref<2x4x16xf16>, memref<2x16x8xf16>, memref<2x4x8xf32>, memref<2x4x8xf32, strided<[64, 16, 2]>>) -> ()
+  return
+}
+
+// -----
+
+// Every batch on one element (all strides 0): max(size * stride) is 0, so a buffer
+// load would read 0 for the one element there is.
+func.func @all_broadcast(%a: memref<2x4x16xf16, strided<[0, 0, 0], offset: 4>>, %b: memref<2x16x8xf16>, %c: memref<2x4x8xf32>) {
+  // expected-error@+1 {{A's last element lies 0 elements past its first, outside the 0 a buffer load of memref<2x4x16xf16, strided<[0, 0, 0], offset: 4>> checks (max(size * stride)): its dimensions overlap}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<2x4x16xf16, strided<[0, 0, 0], offset: 4>>, memref<2x16x8xf16>, memref<2x4x8xf32>) -> ()
   return
 }
 

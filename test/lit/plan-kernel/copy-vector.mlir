@@ -54,3 +54,36 @@ func.func @tile_in_soffset(%a: memref<1x256x64xf16>, %b: memref<1x64x256xf16>, %
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:256,256,8,128,128,32,8,1,1,2,0,0,1,1"} : (memref<1x256x64xf16>, memref<1x64x256xf16>, memref<1x256x256xf32>) -> ()
   return
 }
+
+// -----
+
+// A view with no stride-1 side (batch-first A: batch stride 1, K stride 2) and one of a
+// broadcast scalar per batch (B: strides 1, 0, 0) are loaded one element at a time,
+// whatever their extents; the LDS tile and what follows are as for packed operands
+// (same slab padding and swizzle).
+// CHECK-LABEL: func.func @no_contiguous_side
+// CHECK: a_copy = {{[{][^}]*}}slab_pad = 2 : i64, swizzle = true, {{[^}]*}}vector = 1 : i64}
+// CHECK-SAME: b_copy = {{[{][^}]*}}vector = 1 : i64}
+func.func @no_contiguous_side(%a: memref<2x64x256xf16, strided<[1, 520, 2]>>, %b: memref<2x256x48xf16, strided<[1, 0, 0]>>, %c: memref<2x64x48xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<2x64x256xf16, strided<[1, 520, 2]>>, memref<2x256x48xf16, strided<[1, 0, 0]>>, memref<2x64x48xf32>) -> ()
+  return
+}
+
+// -----
+
+// K of two digits ([G, M, K1, K0]: 3 heads of K0 = 20, K = 60): a vector stays inside
+// one K0 run (4 f16 divide 20, 8 do not), and a k-tile (kPerBlock 32) crosses a run,
+// so no tile origin is an SGPR offset the elements lie past (sgpr_offset "none").
+// With K0 = 64 (a multiple of kPerBlock), both as for a packed A.
+// CHECK-LABEL: func.func @k_of_two_digits
+// CHECK: a_copy = {{[{][^}]*}}sgpr_offset = "none", {{[^}]*}}vector = 4 : i64}
+// CHECK-LABEL: func.func @whole_k_tiles_per_digit
+// CHECK: a_copy = {{[{][^}]*}}sgpr_offset = "k_tile", {{[^}]*}}vector = 8 : i64}
+func.func @k_of_two_digits(%a: memref<1x64x3x20xf16, strided<[3840, 20, 1280, 1]>>, %b: memref<1x60x48xf16>, %c: memref<1x64x48xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x3x20xf16, strided<[3840, 20, 1280, 1]>>, memref<1x60x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
+func.func @whole_k_tiles_per_digit(%a: memref<1x64x3x64xf16, strided<[12288, 64, 4096, 1]>>, %b: memref<1x192x48xf16>, %c: memref<1x64x48xf32>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x3x64xf16, strided<[12288, 64, 4096, 1]>>, memref<1x192x48xf16>, memref<1x64x48xf32>) -> ()
+  return
+}
