@@ -290,7 +290,7 @@ def summary(results: list[ChunkResult], chips) -> str:
                  f"{len(copied)} ({sum(r.host_copies for r in copied)} copies); copy kernels "
                  f"(accel.copy): {sum(r.copy_kernels for r in conv)} in "
                  f"{sum(1 for r in conv if r.copy_kernels)} chunks")
-    lines.append(f"views read in place by a gemm (strided A, B or epilogue operand): "
+    lines.append(f"views read or written in place by a gemm (strided A, B, C or epilogue operand): "
                  f"{sum(r.folded_views for r in conv)} in "
                  f"{sum(1 for r in conv if r.folded_views)} chunks; by an elementwise kernel "
                  f"(through an index map): {sum(r.mapped_inputs for r in conv)} in "
