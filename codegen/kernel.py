@@ -67,6 +67,7 @@ class GemmKernel:
     reduction: ReductionKernel | None = None
     c_staging: CStagingPlan | None = None   # C through LDS (codegen/c_staging.py)
     c_strides: tuple[int, int, int] | None = None   # a strided C's (codegen/epilogue.py)
+    c_offset: int = 0                # a strided C's first element in its buffer
 
     @property
     def symbol(self) -> str:
@@ -268,7 +269,7 @@ def _build(gemm: GemmOp) -> GemmKernel:
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
         extras=extras, c_staging=CStagingPlan.read(gemm.op),
-        c_strides=c_view[0] if c_view else None)
+        c_strides=c_view[0] if c_view else None, c_offset=c_view[1] if c_view else 0)
     for op in (kernel.a, kernel.b):
         op.check_plan()
         op.check_view_alignment()
