@@ -7,6 +7,7 @@ from __future__ import annotations
 from accel.bindings import ir
 from accel.diagnostics import AccelError, located
 from accel.dialect.accel_tile import AccelTile
+from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.epilogue_program import EPILOGUES, kind_shape
 from accel.dialect.gemm_types import (
     ACCUMULATOR, EPILOGUE_OPERAND_TYPES, OUTPUT_TYPES, element_type_error,
@@ -14,7 +15,6 @@ from accel.dialect.gemm_types import (
 from accel.dialect.ir_helpers import int_attr, memref_info, string_attr
 from accel.dialect.kernel_plan import PLAN_ATTRIBUTES
 from accel.dialect.op_rules import check_bias_type, check_nonempty, check_plain_buffer
-from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.operand_layouts import (
     DYNAMIC, OPERAND_LAYOUTS, check_operand_view, plain_view, view_strides,
 )

@@ -243,8 +243,9 @@ class DotLowering:
             return None
         dest = destination()
         if dest is not None and (dest[1] != "row" or not _packed(dest[0])):
-            return None   # the accel C layout blocks M by the config's mPerBlock; a
-            # strided C is not regrouped
+            # The accel C layout blocks M by the config's mPerBlock; a strided C is not
+            # regrouped into [G0, G1 * M, N].
+            return None
         b_grouped = Tensor(b.base, View(((batch[0],),) + b_view.dims[1:], b_view.offset),
                            b.st)
         found_b = self._in_place(b_grouped, "B", g0, n, k, config)
