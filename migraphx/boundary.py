@@ -147,6 +147,8 @@ class Boundary:
             return None
         strides = fill_unit_strides(gmn, strides)
         (_, m, n), (s_g, s_m, s_n) = gmn, strides
+        if st.elem not in ELEMENT_BYTES:
+            return None     # no gemm writes it (its verifier names the type)
         per_vector = VECTOR_BYTES // ELEMENT_BYTES[st.elem]
         if n == 1 or s_n == 1:
             if any(x % per_vector for x in (view.offset, s_g, s_m)):
