@@ -85,12 +85,12 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   kernels in 9 chunks, mixr-attention-gqa's two B copies gone; the copies left: 4 a
   slice regrouping dimensions, 3 A with no stride-1 side, 3 results returned through a
   view, 1 A whose K has two strides, 1 B with no stride-1 side; otherwise as above.
+  Three changes, each measured alone against those 12 copies in 9 chunks:
   with a slice inside a dimension's digits read as a window of it (the int4 chunks'
   group scales and zero points, K = 5 of 2 groups of 3, read by the dequantize kernel's
   index maps): 8 accel.copy kernels in 7 chunks (from 12 in 9), no slice copied;
   otherwise as above (75 converted, 0 unfused, code objects on gfx942 74, gfx1100 28,
   gfx1201 29).
-  and, separately,
   with gemm operands read an element per load where no side has stride 1 (batch-first's
   A and B, mixr-gemm-input-bcast's scalar per batch) and K of two digits read as a
   rank-4 [G, D, K1, K0] view (mixr-tp-reshape-dot-add's 12 heads of 64): 7 accel.copy
@@ -98,9 +98,15 @@ Figures (`python benchmarks/bench_migraphx_corpus.py`, 103 dot chunks):
   chunks; the copies left: 4 a slice regrouping dimensions, 3 results returned through
   a view; otherwise as above (75 converted, 0 unfused, 93 gemms, code objects on gfx942
   74, gfx1100 28, gfx1201 29).
-  both together: 3 accel.copy kernels in 3 chunks, all results returned through a
-  view; otherwise as above (75 converted, 0 unfused, 93 gemms, code objects on gfx942
-  74, gfx1100 28, gfx1201 29).
+  with C written through a strided view of the out-parameter (a result returned with a
+  wider batch stride, or transposed: non-contiguous-strides #0 and #1,
+  mixr-gemm-transpose): 9 accel.copy kernels in 6 chunks, the 3 "a returned value that
+  no kernel wrote into its result in place" gone; 29 views in place by a gemm in 17
+  chunks (the 3 Cs among them); otherwise as above (75 converted, 0 unfused, code
+  objects on gfx942 74, gfx1100 28, gfx1201 29).
+  all three together: 0 accel.copy kernels; 34 views in place by a gemm in 20 chunks
+  and 8 by an elementwise kernel in 4; otherwise as above (75 converted, 0 unfused,
+  93 gemms, code objects on gfx942 74, gfx1100 28, gfx1201 29).
 """
 
 from __future__ import annotations
@@ -306,7 +312,7 @@ def summary(results: list[ChunkResult], chips) -> str:
                  f"{len(copied)} ({sum(r.host_copies for r in copied)} copies); copy kernels "
                  f"(accel.copy): {sum(r.copy_kernels for r in conv)} in "
                  f"{sum(1 for r in conv if r.copy_kernels)} chunks")
-    lines.append(f"views read in place by a gemm (strided A, B or epilogue operand): "
+    lines.append(f"views read or written in place by a gemm (strided A, B, C or epilogue operand): "
                  f"{sum(r.folded_views for r in conv)} in "
                  f"{sum(1 for r in conv if r.folded_views)} chunks; by an elementwise kernel "
                  f"(through an index map): {sum(r.mapped_inputs for r in conv)} in "

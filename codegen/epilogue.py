@@ -16,6 +16,19 @@ next row, the next batch), so an invalid store is redirected by replacing the ba
 index with G: the byte offset lands at or past the end of C and the buffer bound drops
 the store.
 
+Strided C (a view of a larger buffer, dialect/gemm_verifier.check_c_view: one stride
+per G, M, N): the stores index it through its strides. With N of stride 1 (rows or
+batches further apart than they are long) they are the row-major ones, vectors of
+c_vector along N (its offset and outer strides multiples of that width, checked at build
+time, so a vector is as aligned as in a packed C). With M of stride 1 (C transposed) a
+lane's c_len values are consecutive columns, a whole column stride apart in memory, and
+the values of the next rows, the contiguous run, are in other lanes (a lane holds one
+row: codegen/mma.py), so the widest store the layout allows a lane is one element: each
+value of the vector is stored by itself (an M-run would need the tile transposed
+across lanes first). An invalid store has C's index of largest n * s (the buffer bound,
+max(n * s)) sent to its extent: the offset then lands at or past the bound and the store
+is dropped; the batch for every C whose batch stride is its widest.
+
 Accel-layout C ([G, M/mPB, N/kPB, kpackPB, mPB, kpack], element (g, i, j) at
 [g, i // mPB, j // kPB, (j % kPB) // kpack, i % mPB, j % kpack]): the padding is part
 of the buffer, and the kernel writes it: its rows and columns hold exact zeros, since A
@@ -63,6 +76,7 @@ from accel.codegen.mma import MmaLayout
 from accel.codegen.workgroup_tile import RowWindow
 from accel.dialect.epilogue_program import Program
 from accel.dialect.operand_layouts import bound_dimension, check_view_alignment
+from accel.diagnostics import AccelError
 
 # Abramowitz and Stegun 7.1.26: erf(x) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5))))
 # exp(-x^2), t = 1 / (1 + p x), for x >= 0.
@@ -97,6 +111,23 @@ def check_extra_alignment(x: Extra, width: int) -> None:
                              width)
 
 
+def check_c_alignment(view, width: int, staging, n: int) -> None:
+    """AccelError unless a strided C's vector stores (`width` elements, or a staged C's
+    `vector`) start at multiples of their width, as in a packed C: its offset and outer
+    strides divisible by it. `view` is C's (strides, offset), None when packed; a
+    transposed C stores one element at a time (module docstring)."""
+    if view is None:
+        return
+    strides, offset = view
+    if n > 1 and strides[2] != 1:
+        return
+    w = max(width, staging.vector if staging is not None else 1)
+    if offset % w or strides[0] % w or strides[1] % w:
+        raise AccelError(f"kernel plan: C's stores of {w} elements are not aligned in its "
+                         f"strided view (offset {offset}, strides {list(strides)}: the "
+                         f"offset and the G and M strides must be multiples of {w})")
+
+
 @dataclass(frozen=True)
 class Epilogue:
     mma: MmaLayout
@@ -118,6 +149,9 @@ class Epilogue:
     extras: tuple[Extra, ...] = ()
     rows: RowWindow | None = None   # C's rows of a grouped GEMM's group (a [1, L, N] C)
     staging: CStaging | None = None  # C through LDS (the plan's c_staging)
+    # C's (G, M, N) strides when it is a strided view (module docstring), else None:
+    # packed row-major.
+    c_strides: tuple[int, int, int] | None = None
 
     @property
     def accel(self) -> bool:
@@ -153,9 +187,7 @@ class Epilogue:
                 for j in range(0, mma.c_len, w):
                     y, idx = self._value(em, accs, r, c, j, reps_n, batch, m_tile, row_in_tile,
                                          col_lane, hoisted)
-                    em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
-                            f"{vector_type(w, self.out_elem)} -> {self.c_type}, "
-                            f"{self._index_types}")
+                    self._store(em, y, idx, w)
         if self.accel and grid_n < self.c_padded_n:
             self._store_past_grid(em, reps_m, reps_n, batch, m_tile, row_in_tile, col_lane,
                                   grid_n)
@@ -163,6 +195,33 @@ class Epilogue:
     @property
     def _index_types(self) -> str:
         return ", ".join(["i32"] * (6 if self.accel else 3))
+
+    @property
+    def c_transposed(self) -> bool:
+        """Is C a strided view whose columns are not contiguous (M of stride 1)?"""
+        return self.c_strides is not None and self.n > 1 and self.c_strides[2] != 1
+
+    def _store(self, em: Emitter, y: str, idx: str | list[str], w: int) -> None:
+        """Store `w` values `y` at C's index `idx`, or, given one index per value (a
+        transposed C: module docstring), each value at its own."""
+        if isinstance(idx, str):
+            em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
+                    f"{vector_type(w, self.out_elem)} -> {self.c_type}, {self._index_types}")
+            return
+        for e, at in enumerate(idx):
+            em.line(f"amdgpu.raw_buffer_store {em.slice(y, w, e, 1, self.out_elem)} -> "
+                    f"{self.c}[{at}] : {self.out_elem} -> {self.c_type}, {self._index_types}")
+
+    def _load_c(self, em: Emitter, idx: str | list[str], w: int) -> str:
+        """C's `w` old values at `idx` (per value, for a transposed C), as `_store` puts
+        them."""
+        if isinstance(idx, str):
+            return em.assign(f"amdgpu.raw_buffer_load {self.c}[{idx}] : "
+                             f"{self.c_type}, {self._index_types} -> "
+                             f"{vector_type(w, self.out_elem)}")
+        pieces = [em.assign(f"amdgpu.raw_buffer_load {self.c}[{at}] : {self.c_type}, "
+                            f"{self._index_types} -> {self.out_elem}") for at in idx]
+        return pieces[0] if w == 1 else _join(em, pieces, 1, self.out_elem)
 
     def _row(self, em: Emitter, m_tile: Value, row_local: Value) -> tuple[Value, Value]:
         """C's row of `row_local` in M tile `m_tile` (a grouped GEMM's: in its window)
@@ -181,6 +240,20 @@ class Epilogue:
         c_batch, c_count = (0, 1) if self.rows is not None else (batch, self.g)
         return ", ".join(em.v(x) for x in (em.select(ok, c_batch, c_count), row, col))
 
+    def _strided_index(self, em: Emitter, ok: Value, batch: Value, row: Value, col: Value,
+                       w: int) -> str | list[str]:
+        """A strided C's index of (batch, row, col : col + w), one per value when C is
+        transposed; an invalid store's index of largest n * s sent to its extent
+        (module docstring)."""
+        coords = [batch, row, col]
+        extents = (self.g, self.m, self.n)
+        at = bound_dimension(extents, self.c_strides)
+        coords[at] = em.select(ok, coords[at], extents[at])
+        if not self.c_transposed:
+            return ", ".join(em.v(x) for x in coords)
+        return [", ".join(em.v(x) for x in (coords[0], coords[1], em.add(coords[2], e)))
+                for e in range(w)]
+
     def _value(self, em: Emitter, accs: list[str], r: int, c: int, j: int, reps_n: int,
                batch: str, m_tile: Value, row_in_tile: Value, col_lane: Value,
                hoisted: dict) -> tuple[str, str]:
@@ -196,13 +269,13 @@ class Epilogue:
             ok = em.lt(col, self.c_padded_n) if grid_n > self.c_padded_n else 1
             idx = ", ".join(em.v(x) for x in self._accel_index(
                 em, em.select(ok, batch, self.g), m_tile, row_local, col))
+        elif self.c_strides is not None:
+            idx = self._strided_index(em, em.and_(row_ok, col_ok), batch, row, col, w)
         else:
             idx = self._row_major_index(em, em.and_(row_ok, col_ok), batch, row, col)
         x = em.slice(accs[r * reps_n + c], mma.c_len, j, w, self.acc_elem)
-        out_t = vector_type(w, self.out_elem)
         if self.accumulate:
-            old = em.assign(f"amdgpu.raw_buffer_load {self.c}[{idx}] : "
-                            f"{self.c_type}, {self._index_types} -> {out_t}")
+            old = self._load_c(em, idx, w)
             x = self._op(em, "add", w, x, self._widen(em, old, self.out_elem, w))
         extras = [hoisted[c, j, i] if (c, j, i) in hoisted else
                   self._load_extra(em, e, batch, row, row_ok, col, col_ok, w)
@@ -257,11 +330,10 @@ class Epilogue:
                 col = em.add(em.add(st.col_wave, col0 + j), col_in_block)
                 col_ok = em.lt(col, self.n) if self.n % self.n_per_block else 1
                 ok = em.and_(lane_ok, em.and_(row_ok, col_ok))
-                idx = self._row_major_index(em, ok, batch, row, col)
-                y = em.slice(value, span, j, vs, self.out_elem)
-                em.line(f"amdgpu.raw_buffer_store {y} -> {self.c}[{idx}] : "
-                        f"{vector_type(vs, self.out_elem)} -> {self.c_type}, "
-                        f"{self._index_types}")
+                idx = self._row_major_index(em, ok, batch, row, col) \
+                    if self.c_strides is None else \
+                    self._strided_index(em, ok, batch, row, col, vs)
+                self._store(em, em.slice(value, span, j, vs, self.out_elem), idx, vs)
 
     def _store_past_grid(self, em: Emitter, reps_m: int, reps_n: int, batch: str,
                          m_tile: Value, row_in_tile: Value, col_lane: Value,

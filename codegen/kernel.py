@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from accel.codegen.builder import Emitter, kernel_module_text
 from accel.codegen.c_staging import CStaging, check_plan, region_bytes
 from accel.codegen.direct_lds_copy import DirectLdsCopy
-from accel.codegen.epilogue import Epilogue, Extra, check_extra_alignment
+from accel.codegen.epilogue import Epilogue, Extra, check_c_alignment, check_extra_alignment
 from accel.codegen.global_copy import ELEM_BITS, OperandCopy
 from accel.codegen.grid_order import grouped_tile
 from accel.codegen.k_slices import k_slice, slice_copies, split_k_kernels
@@ -66,6 +66,8 @@ class GemmKernel:
     split_k: SplitKPlan | None = None
     reduction: ReductionKernel | None = None
     c_staging: CStagingPlan | None = None   # C through LDS (codegen/c_staging.py)
+    c_strides: tuple[int, int, int] | None = None   # a strided C's (codegen/epilogue.py)
+    c_offset: int = 0                # a strided C's first element in its buffer
 
     @property
     def symbol(self) -> str:
@@ -196,7 +198,7 @@ class GemmKernel:
                             acc_elem=self.acc_type, out_elem=self.out_type,
                             accumulate=self.accumulate, width=self.plan.c_vector,
                             program=Program.parse(self.epilogue), extras=self.extras,
-                            rows=self.a.rows)
+                            rows=self.a.rows, c_strides=self.c_strides)
         row_in_tile = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         col_wave = em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave))
         col_lane = em.add(col_wave, mma.c_col_base(em, lane))
@@ -256,6 +258,7 @@ def _build(gemm: GemmOp) -> GemmKernel:
                      view_offset=offset)
 
     fixed = gemm.epilogue in LEGACY
+    c_view = view_strides(gemm.c.type)
     extras = tuple(extra(i, v, kind)
                    for i, (v, kind) in enumerate(zip(gemm.extras, gemm.extra_kinds)))
     kernel = GemmKernel(
@@ -265,7 +268,8 @@ def _build(gemm: GemmOp) -> GemmKernel:
         b=operand("B", gemm.b, gemm.b_layout, shape.n, config.n_per_block, plan.b),
         c_type=str(gemm.c.type), accumulate=gemm.accumulate,
         c_layout=gemm.c_layout, c_shape=tuple(memref_info(gemm.c)[0]), epilogue=gemm.epilogue,
-        extras=extras, c_staging=CStagingPlan.read(gemm.op))
+        extras=extras, c_staging=CStagingPlan.read(gemm.op),
+        c_strides=c_view[0] if c_view else None, c_offset=c_view[1] if c_view else 0)
     for op in (kernel.a, kernel.b):
         op.check_plan()
         op.check_view_alignment()
@@ -274,6 +278,7 @@ def _build(gemm: GemmOp) -> GemmKernel:
     width = kernel.reduction.width if kernel.reduction is not None else plan.c_vector
     for x in extras:
         check_extra_alignment(x, width)
+    check_c_alignment(c_view, width, None if kernel.reduction else kernel.c_staging, shape.n)
     if kernel.c_staging is not None:
         check_plan(kernel.c_staging, mma, config, kernel.out_type, shape.n, kernel.c_layout)
     if kernel.lds_bytes > arch.lds_bytes:

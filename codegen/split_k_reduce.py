@@ -60,6 +60,7 @@ class ReductionKernel:
     kpack_per_block: int
     kpack: int
     width: int                   # elements per thread (the plan's reduce_vector)
+    c_strides: tuple[int, int, int] | None = None   # a strided C's (codegen/epilogue.py)
 
     @property
     def workspace_shape(self) -> tuple[int, int, int]:
@@ -138,5 +139,6 @@ class ReductionKernel:
                             n_per_block=self.n_per_block, kpack_per_block=self.kpack_per_block,
                             kpack=self.kpack, acc_elem=acc, out_elem=self.out_type,
                             accumulate=self.accumulate, width=w,
-                            program=Program.parse(self.epilogue), extras=self.extras)
+                            program=Program.parse(self.epilogue), extras=self.extras,
+                            c_strides=self.c_strides)
         epilogue.emit(em, sums, reps_m, 1, batch, m_tile, row_in_tile, col)

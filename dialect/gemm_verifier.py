@@ -7,6 +7,7 @@ from __future__ import annotations
 from accel.bindings import ir
 from accel.diagnostics import AccelError, located
 from accel.dialect.accel_tile import AccelTile
+from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.epilogue_program import EPILOGUES, kind_shape
 from accel.dialect.gemm_types import (
     ACCUMULATOR, EPILOGUE_OPERAND_TYPES, OUTPUT_TYPES, element_type_error,
@@ -14,7 +15,9 @@ from accel.dialect.gemm_types import (
 from accel.dialect.ir_helpers import int_attr, memref_info, string_attr
 from accel.dialect.kernel_plan import PLAN_ATTRIBUTES
 from accel.dialect.op_rules import check_bias_type, check_nonempty, check_plain_buffer
-from accel.dialect.operand_layouts import OPERAND_LAYOUTS, check_operand_view, plain_view
+from accel.dialect.operand_layouts import (
+    DYNAMIC, OPERAND_LAYOUTS, check_operand_view, plain_view, view_strides,
+)
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo
 
@@ -48,7 +51,7 @@ def _verify(gemm) -> None:
         check_nonempty(shp, name)
     check_operand_view(gemm.a, gemm.a_layout, "A", any_inner_stride=True)
     check_operand_view(gemm.b, gemm.b_layout, "B", any_inner_stride=True)
-    check_plain_buffer(gemm.c, "C")
+    check_c_view(gemm.c, gemm.c_layout)
     config = gemm.perf_config
     a_g, a_d, a_k = plain_view(a_shape, gemm.a_layout, "A")
     b_g, b_d, b_k = plain_view(b_shape, gemm.b_layout, "B")
@@ -61,6 +64,55 @@ def _verify(gemm) -> None:
     _check_k(gemm.a_layout, gemm.b_layout, a_shape, b_shape, a_k, b_k)
     if config is not None:
         _check_operand_blocking(gemm, config, a_shape, b_shape)
+
+
+def check_c_view(value: ir.Value, layout: str) -> None:
+    """C in the row layout may be a strided view of a larger buffer: one static stride
+    per (G, M, N) dimension with N of stride 1 (rows further apart than they are long,
+    a wider batch stride) or M of stride 1 (C transposed). The kernel's buffer stores
+    write it through its strides (codegen/epilogue.py). Reads may alias; a write may
+    not: no stride 0 on a dimension of more than one element, and no two dimensions
+    overlapping (each stride, smallest first, at least the span of the ones inside
+    it), so every element has its own address, inside the descriptor bound max(n * s)
+    past which a masked store is dropped."""
+    t = value.type
+    if t.memory_space is not None:
+        raise AccelError(f"C must be in the default (global) memory space, got {t}")
+    try:
+        view = view_strides(t)
+    except RuntimeError:    # a layout map that is not strided at all
+        raise AccelError(f"C must be a row-major or strided memref, got {t}") from None
+    if view is None:
+        return
+    strides, offset = view
+    if layout != "row":
+        raise AccelError(f"C in the '{layout}' layout must be a contiguous row-major "
+                         f"memref, got {t}")
+    if DYNAMIC in strides or offset == DYNAMIC:
+        raise AccelError(f"C must have static strides and offset, got {t}")
+    if offset < 0 or min(strides) < 0:
+        raise AccelError(f"C has a negative stride or offset, got {t}")
+    shape = list(t.shape)
+    if len(shape) != 3:
+        raise AccelError(f"C must be rank 3 [G, M, N], got rank {len(shape)}")
+    (_, m, n), (_, s_m, s_n) = shape, strides
+    if not (n == 1 or s_n == 1 or m == 1 or s_m == 1):
+        raise AccelError(f"C needs N (row-major) or M (transposed) of stride 1, got {t}")
+    live = sorted((s, d) for d, s in zip(shape, strides) if d > 1)
+    if live and live[0][0] == 0:
+        raise AccelError(f"C has stride 0 on a dimension of {live[0][1]} elements: its "
+                         f"stores would write one address several times, got {t}")
+    span = 1
+    for s, d in live:
+        if s < span:
+            raise AccelError(f"C's strides overlap (stride {s} inside a span of {span} "
+                             f"elements): its stores would write one address several "
+                             f"times, got {t}")
+        span += (d - 1) * s
+    bound = max(d * s for d, s in zip(shape, strides))
+    if (offset + bound) * ELEMENT_BYTES[str(t.element_type)] >= 2**31:
+        raise AccelError(f"C spans {offset + bound} elements, too many for 32-bit buffer "
+                         f"offsets")
 
 
 def _check_attribute_values(gemm) -> None:

@@ -8,20 +8,31 @@ buffer leaves; overlaps) make a flat buffer spanning every element, read through
 view; a result that would write one address twice is rejected. Each result becomes such
 a memref appended as an out-parameter; the function returns nothing.
 
+A gemm writes its C into a result in place through a strided view of the out-parameter
+(`Boundary.strided_out`) when the result, with the transposes and reshapes between the
+gemm and `return` undone, is a [G, M, N] of one stride per dimension and N or M of stride
+1: rows or batches further apart than they are long (rocMLIR's non-contiguous-strides
+sigmoid, `<4x24x24xf16, 1152x24x1>`), or C transposed (mixr-gemm-transpose).
+
 The arch is the function's `arch` or `rock.arch` attribute (an empty one counting as
 not given), else the pass's option.
 """
 
 from __future__ import annotations
 
-from accel.bindings import func, ir
+from math import prod
+
+from accel.bindings import func, ir, memref
 from accel.diagnostics import AccelError, located
+from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.ir_helpers import collect_ops, memref_info
+from accel.migraphx import memrefs
 from accel.migraphx.copies import copy_into
 from accel.migraphx.shaped import ShapedType, standard_strides
+from accel.migraphx.strided import VECTOR_BYTES, fill_unit_strides, single_strides
 from accel.migraphx.tensor import Tensor
 from accel.migraphx.view import View
-from accel.migraphx.view_ops import PURE_VIEWS, shaped
+from accel.migraphx.view_ops import PURE_VIEWS, int_list, shaped
 
 
 def is_migraphx_func(f: ir.Operation) -> bool:
@@ -118,6 +129,40 @@ class Boundary:
                                           producers)
         self.written: set[int] = set()
 
+    def strided_out(self, r: int, chain, gmn) -> ir.Value | None:
+        """Result `r`'s out-parameter as the strided memref [G, M, N] (`gmn`) a gemm's C
+        writes in place (dialect/gemm_verifier.check_c_view), for a value that reaches
+        `return` through view ops `chain`; None when that view is not one
+        stride per dimension with N or M of stride 1, or, N of stride 1, its offset and
+        G and M strides are not whole 16-byte multiples (the C stores' vectors, up to
+        128 bits, are then as aligned as in a packed C; a transposed C stores single
+        elements). Marks the result written when it returns the memref."""
+        out, out_view, st = self.outs[r]
+        view = undo_views(chain, out_view)
+        view = view and view.reshape(gmn)
+        if view is None:
+            return None
+        strides, why = single_strides(view, ("G", "M", "N"))
+        if why:
+            return None
+        strides = fill_unit_strides(gmn, strides)
+        (_, m, n), (s_g, s_m, s_n) = gmn, strides
+        if st.elem not in ELEMENT_BYTES:
+            return None     # no gemm writes it (its verifier names the type)
+        per_vector = VECTOR_BYTES // ELEMENT_BYTES[st.elem]
+        if n == 1 or s_n == 1:
+            if any(x % per_vector for x in (view.offset, s_g, s_m)):
+                return None
+        elif not (m == 1 or s_m == 1):
+            return None
+        flat = memrefs.reshape(out, [prod(memref_info(out)[0])])
+        layout = ir.Attribute.parse(f"strided<[{', '.join(map(str, strides))}], "
+                                    f"offset: {view.offset}>")
+        result_t = ir.MemRefType.get(list(gmn), ir.MemRefType(out.type).element_type, layout)
+        self.written.add(r)
+        return memref.ReinterpretCastOp(result_t, flat, [], [], [], [view.offset], list(gmn),
+                                        strides).result
+
     def copy_to_out(self, t: Tensor, r: int, loc, arch: str) -> None:
         """Store value `t` into result `r`'s out-parameter (through its view), by a copy
         kernel on `arch`."""
@@ -127,6 +172,26 @@ class Boundary:
                              loc)
         copy_into(t, out, view.index_exprs(memref_info(out)[0]), arch,
                   "a returned value that no kernel wrote into its result in place")
+
+
+def undo_views(chain, view: View) -> View | None:
+    """The view a value had before the transposes and reshapes of `chain` (in order) made
+    it `view`: each undone, the last first; None where a reshape cannot be undone on the
+    view or an op is malformed (its own lowering reports that)."""
+    for op in reversed(chain):
+        if op.name == "migraphx.transpose":
+            perm = int_list(op, "permutation")
+            if sorted(perm) != list(range(view.rank)):
+                return None
+            view = view.transpose([perm.index(i) for i in range(len(perm))])
+        else:
+            before = shaped(op.operands[0].type)
+            if before is None or prod(before.dims) != prod(view.shape):
+                return None
+            view = view.reshape(before.dims)
+        if view is None:
+            return None
+    return view
 
 
 def _destinations(ret: ir.Operation, producers) -> dict:

@@ -19,7 +19,9 @@ materialised: copied into a row-major buffer, the copy naming why.
 C is written in place into the function's out-parameter when the result reaches
 `return` through transposes/reshapes that spell `row` or `accel` (c_layout = "accel",
 blocked mPerBlock x kpackPerBlock x kpack with N as the blocked reduction-like side) in
-that out-parameter's memory; otherwise into a temporary row-major buffer.
+that out-parameter's memory, or through a strided view of it (one stride per G, M, N;
+N or M of stride 1: accel.migraphx.boundary.Boundary.strided_out); otherwise into a
+temporary row-major buffer.
 """
 
 from __future__ import annotations
@@ -242,8 +244,10 @@ class DotLowering:
         if a_view is None or len(a_view.normalized().dims[1]) > 1:
             return None
         dest = destination()
-        if dest is not None and dest[1] != "row":
-            return None   # the accel C layout blocks M by the config's mPerBlock
+        if dest is not None and (dest[1] != "row" or not _packed(dest[0])):
+            # The accel C layout blocks M by the config's mPerBlock; a strided C is not
+            # regrouped into [G0, G1 * M, N].
+            return None
         b_grouped = Tensor(b.base, View(((batch[0],),) + b_view.dims[1:], b_view.offset),
                            b.st)
         found_b = self._in_place(b_grouped, "B", g0, n, k, config)
@@ -352,4 +356,5 @@ class DotLowering:
             if view is not None and view.same_as(out_view) and prod(shape) == numel:
                 self.boundary.written.add(r)
                 return memrefs.reshape(out, shape), layout
-        return None
+        strided = self.boundary.strided_out(r, chain, [g, m, n])
+        return None if strided is None else (strided, "row")

@@ -122,8 +122,8 @@ def run_migraphx(text, arch, args, out):
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_dot_returned_transposed(arch):
-    """rocMLIR's mixr-gemm-transpose, ragged: the gemm writes a buffer, a copy kernel
-    writes it transposed into the result."""
+    """rocMLIR's mixr-gemm-transpose, ragged: the result is C with M of stride 1, which
+    the gemm writes in place (codegen/epilogue.py), no copy kernel."""
     a_t, b_t, c_t = (shaped([1, 37, 40], "f16"), shaped([1, 40, 21], "f16"),
                      shaped([1, 37, 21], "f16"))
     # Typed row-major, as in the corpus file: the transpose is a view all the same.
@@ -139,8 +139,7 @@ def test_dot_returned_transposed(arch):
     out = np.full((1, 21, 37), np.nan, dtype=np.float16)
     result = run_migraphx(text, arch, [a, b], out)
     assert np.array_equal(out, (a.astype(np.float64) @ b).transpose(0, 2, 1))
-    assert len(result.kernels) == 2 and result.kernels[1].metadata["op"] == "copy"
-    assert result.kernels[1].metadata["args"][1]["shape"] == [1, 21, 37]
+    assert [k.metadata["symbol"][:10] for k in result.kernels] == ["accel_gemm"]
 
 
 @pytest.mark.parametrize("arch", ARCHES)

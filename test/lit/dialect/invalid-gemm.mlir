@@ -591,3 +591,12 @@ func.func @program_int_exp(%a: memref<1x64x32xi8>, %b: memref<1x32x48xi8>, %c: m
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", epilogue = "%0 = exp %acc", epilogue_operands = []} : (memref<1x64x32xi8>, memref<1x32x48xi8>, memref<1x64x48xi32>) -> ()
   return
 }
+
+// -----
+
+// Rows 4 apart overlap rows of 8 columns.
+func.func @c_overlap(%a: memref<2x4x16xf16>, %b: memref<2x16x8xf16>, %c: memref<2x4x8xf32, strided<[64, 4, 1]>>) {
+  // expected-error@+1 {{C's strides overlap (stride 4 inside a span of 8 elements): its stores would write one address several times, got memref<2x4x8xf32, strided<[64, 4, 1]>>}}
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942"} : (memref<2x4x16xf16>, memref<2x16x8xf16>, memref<2x4x8xf32, strided<[64, 4, 1]>>) -> ()
+  return
+}

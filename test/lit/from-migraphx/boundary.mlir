@@ -37,3 +37,35 @@ func.func @gapped_arg(%a: !migraphx.shaped<1x16x32xf16, 1024x64x1>, %b: !migraph
   %0 = migraphx.dot %a, %b : <1x16x32xf16, 1024x64x1>, <1x32x16xf16, 512x16x1> -> <1x16x16xf16, 256x16x1>
   return %0 : !migraphx.shaped<1x16x16xf16, 256x16x1>
 }
+
+// -----
+
+// A result with a wider batch stride (rocMLIR's non-contiguous-strides sigmoid) crosses
+// as a flat buffer, 3 * 1152 + 23 * 24 + 23 + 1 = 4032; the gemm and its fused sigmoid
+// write it in place through a strided view of it: no temporary, no copy.
+// CHECK-LABEL: func.func @wide_batch_result
+// CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<4032xf16>)
+// CHECK-NEXT: %[[C:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [4, 24, 24], strides: [1152, 24, 1] : memref<4032xf16> to memref<4x24x24xf16, strided<[1152, 24, 1]>>
+// CHECK-NEXT: "accel.gemm"(%{{.*}}, %{{.*}}, %[[C]]) {{.*}}epilogue = "%0 = sigmoid %acc"
+// CHECK-NOT: accel.copy
+func.func @wide_batch_result(%a: !migraphx.shaped<4x24x16xf16, 384x16x1>, %b: !migraphx.shaped<4x16x24xf16, 384x24x1>) -> !migraphx.shaped<4x24x24xf16, 1152x24x1> {
+  %0 = migraphx.dot %a, %b : <4x24x16xf16, 384x16x1>, <4x16x24xf16, 384x24x1> -> <4x24x24xf16, 576x24x1>
+  %1 = migraphx.sigmoid %0 : <4x24x24xf16, 576x24x1> -> <4x24x24xf16, 1152x24x1>
+  return %1 : !migraphx.shaped<4x24x24xf16, 1152x24x1>
+}
+
+// -----
+
+// C returned transposed (mixr-gemm-transpose): the packed [G, N, M] result is C with M
+// of stride 1, which the gemm writes in place.
+// CHECK-LABEL: func.func @transposed_result
+// CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<2x24x40xf16>)
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[OUT]]
+// CHECK-NEXT: %[[C:.*]] = memref.reinterpret_cast %[[FLAT]] to offset: [0], sizes: [2, 40, 24], strides: [960, 1, 40] : memref<1920xf16> to memref<2x40x24xf16, strided<[960, 1, 40]>>
+// CHECK-NEXT: "accel.gemm"(%{{.*}}, %{{.*}}, %[[C]])
+// CHECK-NOT: accel.copy
+func.func @transposed_result(%a: !migraphx.shaped<2x40x16xf16, 640x16x1>, %b: !migraphx.shaped<2x16x24xf16, 384x24x1>) -> !migraphx.shaped<2x24x40xf16, 960x40x1> {
+  %0 = migraphx.dot %a, %b : <2x40x16xf16, 640x16x1>, <2x16x24xf16, 384x24x1> -> <2x40x24xf16, 960x24x1>
+  %1 = migraphx.transpose %0 {permutation = [0, 2, 1]} : <2x40x24xf16, 960x24x1> -> <2x24x40xf16, 960x40x1>
+  return %1 : !migraphx.shaped<2x24x40xf16, 960x40x1>
+}
