@@ -354,11 +354,20 @@ def _view(x) -> dict:
     the view's element (i, j, k) lies `strides` . (i, j, k) after that, and the buffer
     must hold `bytes` from the pointer on (to one past the view's last element). No
     entry for a packed argument, whose pointer is its first element."""
-    if x.view_strides is None:
+    return _view_entry(x.shape, x.view_strides, x.view_offset, x.elem)
+
+
+def _c_view(kernel: GemmKernel | ReductionKernel) -> dict:
+    """C's `view` entry when the kernel writes C through a strided view (as `_view`)."""
+    return _view_entry(kernel.c_shape, kernel.c_strides, kernel.c_offset, kernel.out_type)
+
+
+def _view_entry(shape, strides, offset: int, elem: str) -> dict:
+    if strides is None:
         return {}
-    span = sum((n - 1) * s for n, s in zip(x.shape, x.view_strides)) + 1
-    return {"view": {"offset": x.view_offset, "strides": list(x.view_strides),
-                     "bytes": (x.view_offset + span) * ELEMENT_BYTES[x.elem]}}
+    span = sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+    return {"view": {"offset": offset, "strides": list(strides),
+                     "bytes": (offset + span) * ELEMENT_BYTES[elem]}}
 
 
 def gemm_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
@@ -367,7 +376,7 @@ def gemm_metadata(kernel: GemmKernel, code_object: bytes) -> dict:
     args = []
     for op, layout in ((kernel.a, kernel.a.layout), (kernel.b, kernel.b.layout)):
         args.append({**_arg(op.name, op.elem, op.shape, layout), **_view(op)})
-    c_arg = _arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout)
+    c_arg = {**_arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout), **_c_view(kernel)}
     if kernel.split_k is not None:
         # A split-K gemm's partial products: the reduction kernel's input, not C.
         c_arg = {**_arg("partials", kernel.out_type, kernel.c_shape, "row"),
@@ -402,7 +411,7 @@ def reduction_metadata(kernel: ReductionKernel, code_object: bytes) -> dict:
     applied, C written (codegen/split_k_reduce.py)."""
     args = [{**_arg("partials", kernel.acc_type, kernel.workspace_shape, "row"),
              "kind": "workspace"},
-            _arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout)]
+            {**_arg("C", kernel.out_type, kernel.c_shape, kernel.c_layout), **_c_view(kernel)}]
     args += [{**_arg(x.name, x.elem, x.shape, "row"), "broadcast": x.kind, **_view(x)}
              for x in kernel.extras]
     return {

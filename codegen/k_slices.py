@@ -74,8 +74,9 @@ def split_k_kernels(kernel, split: SplitKPlan | None):
         c_shape=kernel.c_shape, out_type=kernel.out_type, accumulate=kernel.accumulate,
         epilogue=kernel.epilogue, extras=kernel.extras, m_per_block=cfg.m_per_block,
         n_per_block=cfg.n_per_block, kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
-        width=split.reduce_vector, c_strides=kernel.c_strides)
-    return replace(kernel, c_type=reduction.workspace_type, c_layout="row", c_strides=None,
+        width=split.reduce_vector, c_strides=kernel.c_strides,
+        c_offset=kernel.c_offset)
+    return replace(kernel, c_type=reduction.workspace_type, c_layout="row", c_strides=None, c_offset=0,
                    c_shape=reduction.workspace_shape, out_type=kernel.acc_type,
                    accumulate=False, epilogue="none", extras=(),
                    plan=replace(kernel.plan, c_vector=split.partial_vector),

@@ -61,6 +61,7 @@ class ReductionKernel:
     kpack: int
     width: int                   # elements per thread (the plan's reduce_vector)
     c_strides: tuple[int, int, int] | None = None   # a strided C's (codegen/epilogue.py)
+    c_offset: int = 0                # a strided C's first element in its buffer
 
     @property
     def workspace_shape(self) -> tuple[int, int, int]:

@@ -229,7 +229,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
                              arch.name,
                              gemm.a_layout, gemm.b_layout, gemm.accumulate, gemm.c_layout,
                              gemm.epilogue, "gn" in extra_kinds,
-                             views=[str(v.type) for v in (gemm.a, gemm.b, *gemm.extras)
+                             views=[str(v.type) for v in (gemm.a, gemm.b, gemm.c, *gemm.extras)
                                     if view_strides(v.type) is not None]),
         mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
@@ -313,7 +313,7 @@ def kernel_symbol(g, m, n, k, in_type, out_type, arch, a_layout, b_layout, accum
                   c_layout="row", epilogue="none", bias_batched=False, views=()) -> str:
     """Deterministic; the layouts, accumulate and the epilogue appear only when not the
     plain default (C's layout letter only when C is not row-major; a [G, N] bias is
-    `gbias`). `views`: the memref types of the operands read as strided views
+    `gbias`). `views`: the memref types of the operands read or written as strided views
     (dialect/operand_layouts.py), digested after `_sv`: shape, types and layouts do not
     name strides, and a gemm reading a view builds another kernel than one reading a
     packed buffer of the same shape."""

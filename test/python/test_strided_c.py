@@ -218,3 +218,43 @@ def test_unaligned_c_is_a_diagnostic_not_a_wrong_store():
     """Rows 30 apart do not start at multiples of an 8-element vector store."""
     with pytest.raises(AccelError, match="C's stores of .* elements are not aligned"):
         run_c_view("gfx942", "f16", "f16", 1, 16, 24, 32, ((16 * 30, 30, 1), 0))
+
+
+# ---- the code-object contract: a strided C is named in the symbol and the metadata ------
+def test_two_gemms_differing_only_in_c_strides_build_two_kernels():
+    """C's strides are part of the kernel (its stores): two gemms of one shape whose Cs
+    differ only in strides get two symbols, and each C entry names its view."""
+    from accel.api import compile_module
+    g, m, n, k = 1, 24, 40, 32
+    bodies = []
+    for name, view in (("wide", row_wider(g, m, n)), ("tr", transposed(g, m, n))):
+        text = module_text("gfx942", "f16", "f16", strided_type((g, m, n), *view, "f16"),
+                           g, m, n, k)
+        bodies.append(text.replace("@gemm", f"@{name}"))
+    result = compile_module("\n".join(bodies), "gfx942", assembly=False)
+    gemms = [k.metadata for k in result.kernels]
+    assert len({md["symbol"] for md in gemms}) == 2
+    views = []
+    for md in gemms:
+        (c,) = [a for a in md["args"] if a["name"] == "C"]
+        views.append(c["view"])
+    (s0, o0), (s1, o1) = row_wider(g, m, n), transposed(g, m, n)
+    assert views == [
+        {"offset": o0, "strides": list(s0),
+         "bytes": (o0 + (m - 1) * s0[1] + (n - 1) * s0[2] + 1) * 2},
+        {"offset": o1, "strides": list(s1),
+         "bytes": (o1 + (m - 1) * s1[1] + (n - 1) * s1[2] + 1) * 2}]
+
+
+def test_split_k_reduction_entry_names_c_view():
+    from accel.api import compile_module
+    g, m, n, k = 1, 24, 40, 256
+    strides, offset = row_wider(g, m, n)
+    text = module_text("gfx942", "f16", "f16", strided_type((g, m, n), strides, offset,
+                                                             "f16"), g, m, n, k,
+                       config="v4:16,16,8,16,16,16,8,4,1,2,0,0,1,1")
+    kernels = [k.metadata for k in compile_module(text, "gfx942", assembly=False).kernels]
+    gemm, reduce = kernels
+    assert [a["name"] for a in gemm["args"]] == ["A", "B", "partials"]
+    (c,) = [a for a in reduce["args"] if a["name"] == "C"]
+    assert c["view"]["strides"] == list(strides) and c["view"]["offset"] == offset
