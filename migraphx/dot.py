@@ -312,6 +312,11 @@ class DotLowering:
         no transpose; K too when K has two digits: the rank-4 [G, D, K1, K0] of
         dialect/operand_layouts.py), or (None, "", why not)."""
         d_name = "M" if name == "A" else "N"
+        if view.windows:
+            # A window of merged digits (migraphx/view.py) is no stride of its own.
+            names = ("the batch", d_name, "K") if name == "A" else ("the batch", "K", d_name)
+            windowed = next(n for n, w in zip(names, view.windows) if w is not None)
+            return None, "", f"{windowed} of several strides"
         g_dim, *mk = view.normalized().dims
         d_dim, k_dim = mk if name == "A" else mk[::-1]
         if len(k_dim) == 2:

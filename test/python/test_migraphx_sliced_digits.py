@@ -209,3 +209,40 @@ def test_window_as_epilogue_operand_is_copied(arch):
         run_host(module, "f", [a, b, s, out], arch=arch)
     want = a.astype(np.float64) @ b.astype(np.float64) + group_rows(s.astype(np.float64), 3, 1, 5)
     np.testing.assert_array_equal(out.astype(np.float64), want)
+
+
+GEMM_OPERAND = """
+func.func @f(%a: !migraphx.shaped<2x3x5xf16, 15x5x1>, %s: !migraphx.shaped<2x2x2xf16, 4x2x1>) -> !migraphx.shaped<2x3x2xf16, 6x2x1> attributes {arch = "ARCH"} {
+  %0 = migraphx.reshape %s {dims = [2, 2, 1, 2]} : <2x2x2xf16, 4x2x1> -> <2x2x1x2xf16, 4x2x2x1>
+  %1 = migraphx.multibroadcast %0 {out_lens = [2, 2, 3, 2]} : <2x2x1x2xf16, 4x2x2x1> -> <2x2x3x2xf16, 4x2x0x1>
+  %2 = migraphx.reshape %1 {dims = [2, 6, 2]} : <2x2x3x2xf16, 4x2x0x1> -> <2x6x2xf16, 12x2x1>
+  %3 = migraphx.slice %2 {axes = [1], ends = [5], starts = [0]} : <2x6x2xf16, 12x2x1> -> <2x5x2xf16, 12x2x1>
+  %4 = migraphx.dot %a, %3 : <2x3x5xf16, 15x5x1>, <2x5x2xf16, 12x2x1> -> <2x3x2xf16, 6x2x1>
+  return %4 : !migraphx.shaped<2x3x2xf16, 6x2x1>
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1201"])
+def test_window_as_gemm_operand_is_copied(arch):
+    """B's K is a window of two digits (rows 0..5 of groups of 3): the gemm's operand
+    addressing takes one stride per dimension or K of two whole digits, never a window,
+    so B is copied row-major first (K stays 5, not the digits' 6), then the product
+    matches numpy."""
+    text = GEMM_OPERAND.replace("ARCH", arch)
+    with new_context():
+        module = ir.Module.parse(translate(text, "t.mlir"))
+        run_pipeline(module, "accel-from-migraphx")
+        copies = collect_ops(module, "accel.copy")
+        assert [str(op.attributes["reason"]) for op in copies] == [
+            '"a dot operand B with K of several strides"'], str(module)
+    rng = np.random.default_rng(25)
+    a = rng.integers(-2, 3, (2, 3, 5)).astype(np.float16)
+    s = rng.integers(-8, 8, (2, 2, 2)).astype(np.float16)
+    out = np.full((2, 3, 2), np.nan, dtype=np.float16)
+    with new_context():
+        module = ir.Module.parse(translate(text, "t.mlir"))
+        run_pipeline(module, MIGRAPHX_STEPS)
+        run_host(module, "f", [a, s, out], arch=arch)
+    want = a.astype(np.float64) @ group_rows(s.astype(np.float64), 3, 0, 5)
+    np.testing.assert_array_equal(out.astype(np.float64), want)
