@@ -397,7 +397,7 @@ class _Runner:
         if executor is None:
             out = []
             if units:
-                previous = _compiler().share_tables(self._tables())
+                previous = _compiler().share_tables(self._table_store())
                 try:
                     for unit, key in zip(units, keys):
                         out.append(compile_unit(unit, self.assembly))
@@ -426,12 +426,12 @@ class _Runner:
                 self._finished(outcome, keys[futures[fut]])
         return out
 
-    def _tables(self) -> TableStore | None:
+    def _table_store(self) -> TableStore | None:
         return TableStore(self.cache.directory) if self.cache is not None else None
 
     def _local_pool(self, workers: int) -> cf.Executor:
         if self._pool is None:
-            tables = self._tables()
+            tables = self._table_store()
             self._pool = local_process_pool(workers, tables.directory if tables else None)
         return self._pool
 

@@ -221,6 +221,7 @@ def _ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None
 def _built_ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None,
                   fixed_b: AccelTile | None, schedule_version: int
                   ) -> tuple[tuple[Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
+    """_ladder's tables, built."""
     fixed = [t for t in (fixed_a, fixed_b) if t is not None]
     if fixed and any((t.kpack_per_block, t.kpack) != (fixed[0].kpack_per_block, fixed[0].kpack)
                      for t in fixed):
