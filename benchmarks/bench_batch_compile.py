@@ -4,6 +4,7 @@
                                              [--as-is] [--baseline PATH/TO/accel-compile]
                                              [--iree-compile PATH/TO/iree-compile]
     python benchmarks/bench_batch_compile.py --profile [--jobs N]
+    /other/accel/.venv/bin/python benchmarks/bench_batch_compile.py --profile (a baseline's)
 
 Times whole `accel-compile` processes (start-up included) on:
   * the start-up alone: `--help`, and the interpreter with the compiler imported;
@@ -322,11 +323,13 @@ def timed_unit(unit, assembly: bool) -> tuple[object, dict]:
     imports this module by name (the benchmarks directory is on its PYTHONPATH)."""
     from accel import batch
     from accel.tuning import selection
-    if not isinstance(selection._built_ladder, _Timed):
+    if not isinstance(selection._ladder, _Timed):
         # Every table the selector needs: built (_built_ladder) or loaded from the
-        # cache's TableStore (the rest of _ladder's misses).
-        selection._built_ladder = _Timed(selection._built_ladder)
+        # cache's TableStore (the rest of _ladder's misses). An accel without the
+        # store (a baseline) builds every one in _ladder.
         selection._ladder = _Timed(selection._ladder)
+        selection._built_ladder = (_Timed(selection._built_ladder)
+                                   if hasattr(selection, "_built_ladder") else selection._ladder)
     built, needed = selection._built_ladder, selection._ladder
     before = (built.calls, built.seconds, needed.calls, needed.seconds)
     start, cpu = time.time(), time.process_time()
@@ -417,8 +420,13 @@ def profile(jobs: int) -> None:
               f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}; {len(gemms)} GEMMs cold, "
               f"-j {jobs}, in this process")
         cache = TimedCache(os.path.join(work, "cache"))
-        # The pool compile_batch would start for `jobs`, its workers sharing the tables.
-        timing = _TimingExecutor(batch.local_process_pool(jobs, cache.directory))
+        # The pool compile_batch would start for `jobs`, its workers sharing the tables
+        # (an accel without table sharing, run as a baseline: its pool).
+        try:
+            pool = batch.local_process_pool(jobs, cache.directory)
+        except TypeError:
+            pool = batch.local_process_pool(jobs)
+        timing = _TimingExecutor(pool)
         start, cpu = time.time(), time.process_time()
         try:
             result = batch.compile_batch(gemms, executor=timing, cache=cache)
