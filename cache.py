@@ -18,7 +18,7 @@ meanwhile still reads it through its open file, or misses.
 Beside the kernels, `TableStore` keeps the perf-config selector's tables (the
 ladders of tuning/selection.py, one per arch and element types), keyed by accel's
 source digest: a batch's worker processes each built every table their GEMMs need
-(25-85 ms each, 7-8 per worker for the benchmark's 100 GEMMs), and now load one
+(25-85 ms each, 7-9 per worker for the benchmark's 100 GEMMs), and now load one
 another's (4-25 ms). They count towards the size cap like kernels.
 
 Default location: `$ACCEL_CACHE_DIR`, else `$XDG_CACHE_HOME/accel/kernels`, else
