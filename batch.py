@@ -28,7 +28,11 @@ Units compile in the calling process, or on `executor` (any concurrent.futures
 Executor: a process pool, or a cluster's), or, with `jobs` > 1, in a local pool of
 worker processes; the results are placed in entry order, so the output does not depend
 on which worker finished first. With a cache (cache.py) each unit's kernels are looked
-up first and stored after, as one entry; a batch found whole in the cache never loads the compiler.
+up first and stored as one entry when they arrive (while the other units still
+compile); a batch found whole in the cache never loads the compiler. The processes
+that compile (this one, the local pool's workers) also share the selector's tables
+through the cache's directory (cache.TableStore): a table one worker built, another
+loads instead of building it again.
 A failing unit is reported with its entry and GEMM and the others go on.
 
 Nothing here imports the MLIR bindings: the compiler side is batch_compile.py, loaded
@@ -46,7 +50,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
-from accel.cache import KernelCache
+from accel.cache import KernelCache, TableStore
 from accel.compiled import CompiledKernel, CompileResult
 from accel.diagnostics import AccelError
 
@@ -391,23 +395,27 @@ class _Runner:
                 self._finished(outcomes[unit])
             else:
                 misses.append((unit, key))
-        for (unit, key), outcome in zip(misses, self._compile([u for u, _ in misses])):
+        for (unit, key), outcome in zip(misses, self._compile([u for u, _ in misses],
+                                                              [k for _, k in misses])):
             outcomes[unit] = outcome
             self.compiled += outcome.result is not None
-            if outcome.result is not None and self.cache is not None:
-                self.cache.put(key, outcome.result)
-                self.stored = True
         return outcomes
 
-    def _compile(self, units: list[Unit]) -> list[UnitOutcome]:
+    def _compile(self, units: list[Unit], keys: list[str | None]) -> list[UnitOutcome]:
+        """The units' outcomes in order; each stored in the cache as it arrives."""
         executor = self.executor
         if executor is None and self.jobs > 1 and len(units) > 1:
             executor = self._local_pool(min(self.jobs, len(units)))
         if executor is None:
             out = []
-            for unit in units:
-                out.append(compile_unit(unit, self.assembly))
-                self._finished(out[-1])
+            if units:
+                previous = _compiler().share_tables(self._table_store())
+                try:
+                    for unit, key in zip(units, keys):
+                        out.append(compile_unit(unit, self.assembly))
+                        self._finished(out[-1], key)
+                finally:
+                    _compiler().share_tables(previous)
             return out
         import concurrent.futures as cf
         # Largest first, so that no big kernel starts last while the other workers idle:
@@ -427,15 +435,24 @@ class _Runner:
                     outcome = UnitOutcome(error=f"compile failed in the executor: "
                                                 f"{type(e).__name__}: {e}".rstrip(": "))
                 out[futures[fut]] = outcome
-                self._finished(outcome)
+                self._finished(outcome, keys[futures[fut]])
         return out
+
+    def _table_store(self) -> TableStore | None:
+        return TableStore(self.cache.directory) if self.cache is not None else None
 
     def _local_pool(self, workers: int) -> cf.Executor:
         if self._pool is None:
-            self._pool = local_process_pool(workers)
+            tables = self._table_store()
+            self._pool = local_process_pool(workers, tables.directory if tables else None)
         return self._pool
 
-    def _finished(self, outcome: UnitOutcome) -> None:
+    def _finished(self, outcome: UnitOutcome, key: str | None = None) -> None:
+        """Count (and report) a unit's outcome; a compiled one is stored under `key`
+        now, while the other units still compile, not after the batch."""
+        if key is not None and outcome.result is not None:
+            self.cache.put(key, outcome.result)
+            self.stored = True
         self.done += 1
         self.failed += outcome.result is None
         if self.report is not None:
@@ -448,15 +465,18 @@ class _Runner:
             self._pool = None
 
 
-def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
+def local_process_pool(workers: int, tables: str | os.PathLike | None = None
+                       ) -> cf.ProcessPoolExecutor:
     """`workers` processes forked from a server that has imported the compiler once
     (forkserver with preload): a worker starts in milliseconds instead of the ~0.3 s the
     import takes, and no worker inherits a parent's MLIR context or its threads. Workers
     ignore Ctrl-C: the parent is interrupted, cancels what is queued, and lets each worker
-    finish its one compile."""
+    finish its one compile. With `tables` (a kernel cache's directory) the workers share
+    the selector's tables there (cache.TableStore)."""
     import concurrent.futures as cf
     return cf.ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                                  initializer=_ignore_interrupts)
+                                  initializer=_start_worker,
+                                  initargs=(os.fspath(tables) if tables is not None else None,))
 
 
 def _pool_context():
@@ -491,9 +511,11 @@ def _output_elements(unit: Unit) -> int:
     return math.prod(int(d) for d in found.group(1).split("x")[:-1]) if found else 0
 
 
-def _ignore_interrupts() -> None:
+def _start_worker(tables: str | None) -> None:
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if tables is not None:
+        _compiler().share_tables(TableStore(tables))
 
 
 def _open_cache(cache) -> KernelCache | None:

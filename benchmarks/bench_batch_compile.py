@@ -3,11 +3,15 @@
     python benchmarks/bench_batch_compile.py [--repeat 3] [--batch-repeat 1] [--jobs N]
                                              [--as-is] [--baseline PATH/TO/accel-compile]
                                              [--iree-compile PATH/TO/iree-compile]
+    python benchmarks/bench_batch_compile.py --profile [--jobs N]
+    /other/accel/.venv/bin/python benchmarks/bench_batch_compile.py --profile (a baseline's)
 
 Times whole `accel-compile` processes (start-up included) on:
   * the start-up alone: `--help`, and the interpreter with the compiler imported;
   * one GEMM, cold (empty cache): seed 001's gfx942 GEMM and a 4096^3 GEMM whose perf
-    config is chosen; best and median of `--repeat` runs;
+    config is chosen; best and median of `--repeat` runs; and the 4096^3 GEMM "kernel
+    cold", into a cache that already holds another GEMM of its arch and type (the
+    selector's tables are cached, the kernel is not);
   * 100 distinct model GEMMs (LLaMA-7B and BERT projections at several token counts,
     seed 000/001's shapes, batched attention, i8; 34/33/33 on gfx942/gfx1100/gfx1201)
     in one `--batch` call: cold with -j 1, cold with -j all cores, warm from the cache;
@@ -28,13 +32,24 @@ an installed accel would; `--as-is` runs them in the environment unchanged.
 `--baseline` times another accel-compile (say an older checkout's) the same way, its
 runs interleaved with this one's, for a before/after; `--batch-repeat` repeats the cold
 batches (each into an empty cache) and prints the best and the median.
+
+`--profile` answers where a parallel batch's wall time goes beyond its CPU time over
+the workers: it compiles the 100 GEMMs once, cold, in this process through
+accel.batch.compile_batch on the tool's pool (local_process_pool) with each unit
+timed inside its worker, and prints the parent's serial work before the first unit
+and after the last (cache, placing, writing the outputs as accel-compile writes them),
+the pool's start-up (forkserver and compiler import), each worker's busy, CPU, idle
+and tail-idle time and its selector-table builds (tuning/selection.py's ladders, built
+once per worker process), and the bytes of results sent back over the pipe.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures as cf
 import json
 import os
+import pickle
 import resource
 import shutil
 import statistics
@@ -132,7 +147,12 @@ def main() -> None:
                    "time the same way, interleaved with this one")
     p.add_argument("--iree-compile", help="the iree-compile to compare with (default: the "
                    "one on PATH, if any)")
+    p.add_argument("--profile", action="store_true",
+                   help="only the breakdown of one cold -j batch's wall time (see above)")
     args = p.parse_args()
+    if args.profile:
+        profile(args.jobs)
+        return
     tool = shutil.which("accel-compile", path=os.path.dirname(sys.executable)) or "accel-compile"
     work = tempfile.mkdtemp(prefix="accel-bench-batch-")
     try:
@@ -160,15 +180,24 @@ def main() -> None:
             print(f"{name}: wall best {min(r[0] for r in runs):.3f} s; CPU median "
                   f"{statistics.median(r[1] for r in runs):.3f} s")
 
-        for name, flags in (("seed 001 gfx942", SEED_001), ("4096^3 gfx1100", PLAIN_4096)):
+        # "cold": an empty cache. "kernel cold": a cache that holds another GEMM of the
+        # arch and element type (64^3, compiled untimed first), so the selector's tables
+        # are there (cache.TableStore) but the kernel is not: a new GEMM on a used machine.
+        cases = (("cold", "seed 001 gfx942", SEED_001), ("cold", "4096^3 gfx1100", PLAIN_4096),
+                 ("kernel cold", "4096^3 gfx1100", PLAIN_4096))
+        for kind, name, flags in cases:
             one: dict[str, list[tuple[float, float]]] = {}
             for _ in range(args.repeat):
                 for label, exe in tools:
+                    case_env = fresh_cache(env, work)
+                    if kind == "kernel cold":
+                        run([exe, *flags, "-m", "64", "-n", "64", "-k", "64", "-o",
+                             os.path.join(work, "other")], case_env)
                     one.setdefault(label, []).append(run(
-                        [exe, *flags, "-o", os.path.join(work, "one")], fresh_cache(env, work)))
+                        [exe, *flags, "-o", os.path.join(work, "one")], case_env))
             for label, runs in one.items():
                 walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
-                print(f"{label}: one GEMM cold, {name}: wall best {min(walls):.3f} s, median "
+                print(f"{label}: one GEMM {kind}, {name}: wall best {min(walls):.3f} s, median "
                       f"{statistics.median(walls):.3f} s; CPU median {statistics.median(cpus):.3f} s"
                       + ("  (target <= 0.45 s)" if label == "accel-compile" else ""))
 
@@ -285,6 +314,164 @@ def compare_iree(iree: str, gemms: list[dict], work: str,
                           f"{g.get('type', 'f16')}{' trans_b' if g.get('trans_b') else ''}"
                           for g in rejected))
     return wall / max(len(compiled), 1), compiled
+
+
+# ---- --profile ----------------------------------------------------------------------------
+
+def timed_unit(unit, assembly: bool) -> tuple[object, dict]:
+    """A worker's compile of one unit, timed: (outcome, times). Runs in the worker, which
+    imports this module by name (the benchmarks directory is on its PYTHONPATH)."""
+    from accel import batch
+    from accel.tuning import selection
+    if not isinstance(selection._ladder, _Timed):
+        # Every table the selector needs: built (_built_ladder) or loaded from the
+        # cache's TableStore (the rest of _ladder's misses). An accel without the
+        # store (a baseline) builds every one in _ladder.
+        selection._ladder = _Timed(selection._ladder)
+        selection._built_ladder = (_Timed(selection._built_ladder)
+                                   if hasattr(selection, "_built_ladder") else selection._ladder)
+    built, needed = selection._built_ladder, selection._ladder
+    before = (built.calls, built.seconds, needed.calls, needed.seconds)
+    start, cpu = time.time(), time.process_time()
+    outcome = batch.compile_unit(unit, assembly)
+    times = {"pid": os.getpid(), "start": start, "end": time.time(),
+             "cpu": time.process_time() - cpu, "built": built.calls - before[0],
+             "built_s": built.seconds - before[1], "needed": needed.calls - before[2],
+             "needed_s": needed.seconds - before[3], "pipe_bytes": len(pickle.dumps(outcome))}
+    return outcome, times
+
+
+class _Timed:
+    """A function of tuning/selection.py, counting and timing its calls (of the
+    memoised _ladder: its misses only)."""
+
+    def __init__(self, fn) -> None:
+        self.fn, self.calls, self.seconds = fn, 0, 0.0
+
+    def __call__(self, *args):
+        info = getattr(self.fn, "cache_info", None)
+        misses, start = info().misses if info else 0, time.perf_counter()
+        out = self.fn(*args)
+        if info is None or info().misses > misses:
+            self.calls += 1
+            self.seconds += time.perf_counter() - start
+        return out
+
+
+class _TimingExecutor(cf.Executor):
+    """Runs each unit through timed_unit on `inner`; hands compile_batch the outcome and
+    keeps the times, with when the unit was submitted and when its result arrived."""
+
+    def __init__(self, inner: cf.Executor) -> None:
+        self.inner, self.times, self.first_submit = inner, [], None
+
+    def submit(self, fn, unit, assembly):
+        from accel.batch import compile_unit
+        assert fn is compile_unit
+        if self.first_submit is None:
+            self.first_submit = time.time()
+        outer: cf.Future = cf.Future()
+
+        def arrived(inner: cf.Future) -> None:
+            try:
+                outcome, times = inner.result()
+            except BaseException as e:  # noqa: BLE001 - handed to compile_batch as is
+                outer.set_exception(e)
+                return
+            self.times.append({**times, "arrived": time.time()})
+            outer.set_result(outcome)
+
+        self.inner.submit(timed_unit, unit, assembly).add_done_callback(arrived)
+        return outer
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.inner.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def profile(jobs: int) -> None:
+    here = os.path.dirname(os.path.abspath(__file__))
+    # The workers fork from a server started with this environment: they find timed_unit.
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")      # as accel-compile sets it
+    from accel import batch
+    from accel.cache import KernelCache
+    from accel.tools.accel_compile import write_result
+
+    class TimedCache(KernelCache):
+        seconds = 0.0
+
+        def get(self, key):
+            start = time.perf_counter()
+            try:
+                return super().get(key)
+            finally:
+                TimedCache.seconds += time.perf_counter() - start
+
+        def put(self, key, result):
+            start = time.perf_counter()
+            super().put(key, result)
+            TimedCache.seconds += time.perf_counter() - start
+
+    work = tempfile.mkdtemp(prefix="accel-bench-profile-")
+    try:
+        gemms = model_gemms()
+        print(f"machine: {os.cpu_count()} cores, load average "
+              f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}; {len(gemms)} GEMMs cold, "
+              f"-j {jobs}, in this process")
+        cache = TimedCache(os.path.join(work, "cache"))
+        # The pool compile_batch would start for `jobs`, its workers sharing the tables
+        # (an accel without table sharing, run as a baseline: its pool).
+        try:
+            pool = batch.local_process_pool(jobs, cache.directory)
+        except TypeError:
+            pool = batch.local_process_pool(jobs)
+        timing = _TimingExecutor(pool)
+        start, cpu = time.time(), time.process_time()
+        try:
+            result = batch.compile_batch(gemms, executor=timing, cache=cache)
+        finally:
+            timing.shutdown()
+        returned = time.time()
+        write_result(result, os.path.join(work, "out"), "model")
+        end, parent_cpu = time.time(), time.process_time() - cpu
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    t = timing.times
+    first, last = min(u["start"] for u in t), max(u["end"] for u in t)
+    wall = end - start
+    workers = {}
+    for u in t:
+        workers.setdefault(u["pid"], []).append(u)
+    worker_cpu = sum(u["cpu"] for u in t)
+    ms = 1e3
+    print(f"wall {wall * ms:.0f} ms = {wall / len(gemms) * ms:.1f} ms a kernel; CPU: workers "
+          f"{worker_cpu * ms:.0f} ms (inside their compiles), parent {parent_cpu * ms:.0f} ms; "
+          f"(workers' + parent's CPU) / {jobs} = {(worker_cpu + parent_cpu) / jobs * ms:.0f} ms")
+    print(f"  parent, before the first unit is handed out (specs, cache keys, lookups): "
+          f"{(timing.first_submit - start) * ms:.0f} ms")
+    print(f"  pool start-up (forkserver, compiler import, fork) until the first unit "
+          f"starts: {(first - timing.first_submit) * ms:.0f} ms")
+    for pid, units in sorted(workers.items(), key=lambda w: min(u["start"] for u in w[1])):
+        busy = sum(u["end"] - u["start"] for u in units)
+        own_first = min(u["start"] for u in units)
+        own_last = max(u["end"] for u in units)
+        built, needed = (sum(u[k] for u in units) for k in ("built", "needed"))
+        built_s, needed_s = (sum(u[k] for u in units) for k in ("built_s", "needed_s"))
+        print(f"  worker {pid}: {len(units)} units, busy {busy * ms:.0f} ms (CPU "
+              f"{sum(u['cpu'] for u in units) * ms:.0f} ms; selector tables: "
+              f"{built} built in {built_s * ms:.0f} ms, {needed - built} loaded in "
+              f"{(needed_s - built_s) * ms:.0f} ms), "
+              f"idle {(own_last - own_first - busy) * ms:.0f} ms between units, starts "
+              f"{(own_first - first) * ms:.0f} ms after the first, tail idle "
+              f"{(last - own_last) * ms:.0f} ms")
+    print(f"  results over the pipe: {sum(u['pipe_bytes'] for u in t) / 1e6:.1f} MB "
+          f"(pickled), the last arriving {(max(u['arrived'] for u in t) - last) * ms:.0f} ms "
+          f"after its compile ended")
+    print(f"  parent, after the last unit (renames, cache, placing): "
+          f"{(returned - last) * ms:.0f} ms; writing the outputs: {(end - returned) * ms:.0f} ms; "
+          f"cache lookups and stores over the batch: {TimedCache.seconds * ms:.0f} ms")
+    print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 _TYPES = {"f16": ("f16", "f16"), "bf16": ("bf16", "bf16"), "i8": ("i8", "i32")}
