@@ -29,10 +29,7 @@ Executor: a process pool, or a cluster's), or, with `jobs` > 1, in a local pool 
 worker processes; the results are placed in entry order, so the output does not depend
 on which worker finished first. With a cache (cache.py) each unit's kernels are looked
 up first and stored as one entry when they arrive (while the other units still
-compile); a batch found whole in the cache never loads the compiler. The processes
-that compile (this one, the local pool's workers) also share the selector's tables
-through the cache's directory (cache.TableStore): a table one worker built, another
-loads instead of building it again.
+compile); a batch found whole in the cache never loads the compiler.
 A failing unit is reported with its entry and GEMM and the others go on.
 
 Nothing here imports the MLIR bindings: the compiler side is batch_compile.py, loaded
@@ -50,7 +47,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
-from accel.cache import KernelCache, TableStore
+from accel.cache import KernelCache
 from accel.compiled import CompiledKernel, CompileResult
 from accel.diagnostics import AccelError
 
@@ -408,14 +405,9 @@ class _Runner:
             executor = self._local_pool(min(self.jobs, len(units)))
         if executor is None:
             out = []
-            if units:
-                previous = _compiler().share_tables(self._table_store())
-                try:
-                    for unit, key in zip(units, keys):
-                        out.append(compile_unit(unit, self.assembly))
-                        self._finished(out[-1], key)
-                finally:
-                    _compiler().share_tables(previous)
+            for unit, key in zip(units, keys):
+                out.append(compile_unit(unit, self.assembly))
+                self._finished(out[-1], key)
             return out
         import concurrent.futures as cf
         # Largest first, so that no big kernel starts last while the other workers idle:
@@ -438,13 +430,9 @@ class _Runner:
                 self._finished(outcome, keys[futures[fut]])
         return out
 
-    def _table_store(self) -> TableStore | None:
-        return TableStore(self.cache.directory) if self.cache is not None else None
-
     def _local_pool(self, workers: int) -> cf.Executor:
         if self._pool is None:
-            tables = self._table_store()
-            self._pool = local_process_pool(workers, tables.directory if tables else None)
+            self._pool = local_process_pool(workers)
         return self._pool
 
     def _finished(self, outcome: UnitOutcome, key: str | None = None) -> None:
@@ -465,18 +453,15 @@ class _Runner:
             self._pool = None
 
 
-def local_process_pool(workers: int, tables: str | os.PathLike | None = None
-                       ) -> cf.ProcessPoolExecutor:
+def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
     """`workers` processes forked from a server that has imported the compiler once
     (forkserver with preload): a worker starts in milliseconds instead of the ~0.3 s the
     import takes, and no worker inherits a parent's MLIR context or its threads. Workers
     ignore Ctrl-C: the parent is interrupted, cancels what is queued, and lets each worker
-    finish its one compile. With `tables` (a kernel cache's directory) the workers share
-    the selector's tables there (cache.TableStore)."""
+    finish its one compile."""
     import concurrent.futures as cf
     return cf.ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                                  initializer=_start_worker,
-                                  initargs=(os.fspath(tables) if tables is not None else None,))
+                                  initializer=_ignore_interrupts)
 
 
 def _pool_context():
@@ -511,11 +496,9 @@ def _output_elements(unit: Unit) -> int:
     return math.prod(int(d) for d in found.group(1).split("x")[:-1]) if found else 0
 
 
-def _start_worker(tables: str | None) -> None:
+def _ignore_interrupts() -> None:
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if tables is not None:
-        _compiler().share_tables(TableStore(tables))
 
 
 def _open_cache(cache) -> KernelCache | None:

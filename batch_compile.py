@@ -33,19 +33,11 @@ from accel.dialect.pack import PackOp, UnpackOp
 from accel.pipelines.kernel import KernelPipeline
 from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import run_steps
-from accel.tuning import selection
 
 # The ops a module's units are made of, one unit each.
 _UNIT_OPS = (GemmOp.OP_NAME, GroupedGemmOp.OP_NAME, ElementwiseOp.OP_NAME, CopyOp.OP_NAME)
 # The parser names its one buffer "-"; a module's positions are reported in its file.
 _PARSER_BUFFER = "-"
-
-
-def share_tables(store):
-    """Make `store` (a cache.TableStore, or None: each process builds its own) where
-    this process's selector loads and saves its tables; returns the store before."""
-    previous, selection.ladder_store = selection.ladder_store, store
-    return previous
 
 
 def compile_unit(unit: Unit, assembly: bool = True) -> UnitOutcome:

@@ -15,12 +15,6 @@ kernel, is a miss (and is removed), never a result. `trim` keeps the directory u
 recently used entries (a hit renews an entry's time); a reader whose entry is removed
 meanwhile still reads it through its open file, or misses.
 
-Beside the kernels, `TableStore` keeps the perf-config selector's tables (the
-ladders of tuning/selection.py, one per arch and element types), keyed by accel's
-source digest: a batch's worker processes each built every table their GEMMs need
-(25-85 ms each, 7-9 per worker for the benchmark's 100 GEMMs), and now load one
-another's (4-25 ms). They count towards the size cap like kernels.
-
 Default location: `$ACCEL_CACHE_DIR`, else `$XDG_CACHE_HOME/accel/kernels`, else
 `~/.cache/accel/kernels`. Nothing here imports the MLIR bindings: a batch whose
 kernels are all cached is answered without loading them.
@@ -34,7 +28,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import pickle
 import tempfile
 import time
 
@@ -46,8 +39,6 @@ CACHE_FORMAT = 2
 DEFAULT_MAX_BYTES = 1 << 30
 _MAGIC = b"accel-kernel-cache %d\n" % CACHE_FORMAT
 _SUFFIX = ".kernel"
-_TABLE_SUFFIX = ".tables"
-_TABLE_MAGIC = b"accel-selector-tables %d\n" % CACHE_FORMAT
 _TMP_PREFIX = ".tmp-"
 # A temporary file this old was left by a process that died mid-write.
 _STALE_TMP_SECONDS = 3600
@@ -108,17 +99,28 @@ class KernelCache:
     def put(self, key: str, result: CompileResult) -> None:
         """Store `result` (all its kernels, one file) under `key` atomically; a failure
         only records `write_error`."""
-        error = _write_atomically(self._path(key), _encode(key, result))
-        if error is not None:
-            self.write_error = f"cannot write to the kernel cache '{self.directory}': {error}"
+        path = self._path(key)
+        tmp = None
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=os.path.dirname(path))
+            with os.fdopen(fd, "wb") as f:
+                f.write(_encode(key, result))
+            os.replace(tmp, path)
+            tmp = None
+        except OSError as e:
+            self.write_error = f"cannot write to the kernel cache '{self.directory}': " \
+                               f"{e.strerror or e}"
+        finally:
+            if tmp is not None:
+                _remove_quietly(tmp)
 
     def entries(self) -> list[tuple[str, int, float]]:
-        """(path, bytes, last use) of every kernel entry."""
-        return [e for e in self._scan()[0] if e[0].endswith(_SUFFIX)]
+        """(path, bytes, last use) of every entry."""
+        return self._scan()[0]
 
     def _scan(self) -> tuple[list[tuple[str, int, float]], list[str]]:
-        """The entries (kernels and selector tables), and the temporary files left by
-        writers that died."""
+        """The entries, and the temporary files left by writers that died."""
         found, stale = [], []
         now = time.time()
         for sub in _scandir(self.directory):
@@ -129,16 +131,15 @@ class KernelCache:
                     st = e.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                if e.name.endswith((_SUFFIX, _TABLE_SUFFIX)):
+                if e.name.endswith(_SUFFIX):
                     found.append((e.path, st.st_size, st.st_mtime))
                 elif e.name.startswith(_TMP_PREFIX) and now - st.st_mtime > _STALE_TMP_SECONDS:
                     stale.append(e.path)
         return found, stale
 
     def trim(self) -> int:
-        """Remove least recently used entries (kernels and selector tables) until the
-        cache is under its cap, and the temporary files of writers that died; returns how
-        many entries were removed."""
+        """Remove least recently used entries until the cache is under its cap (and the
+        temporary files of writers that died); returns how many entries were removed."""
         entries, stale = self._scan()
         for path in stale:
             _remove_quietly(path)
@@ -154,74 +155,6 @@ class KernelCache:
             total -= size
             removed += 1
         return removed
-
-
-def _write_atomically(path: str, data: bytes) -> str | None:
-    """Write `data` to `path` through a temporary file renamed into place; why it
-    failed, or None."""
-    tmp = None
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=os.path.dirname(path))
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-        tmp = None
-        return None
-    except OSError as e:
-        return str(e.strerror or e)
-    finally:
-        if tmp is not None:
-            _remove_quietly(tmp)
-
-
-class TableStore:
-    """The selector's tables in a kernel cache's directory, shared by the processes
-    that compile (tuning/selection.py `ladder_store`). An entry holds its key and a
-    checksum over it: a damaged or misplaced file is a miss (and is removed), so a
-    table is what the selector would build, or is built. Pickled: the tables are the
-    selector's own objects, and an equal table gives equal choices bit for bit."""
-
-    def __init__(self, directory: str | os.PathLike) -> None:
-        self.directory = os.fspath(directory)
-
-    def _path(self, key: str) -> str:
-        material = json.dumps({"format": CACHE_FORMAT, "accel": _source_digest(), "key": key})
-        name = hashlib.sha256(material.encode()).hexdigest()
-        return os.path.join(self.directory, name[:2], name + _TABLE_SUFFIX)
-
-    def load(self, key: str):
-        """The table stored under `key`, or None."""
-        path = self._path(key)
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
-            return None
-        digest, sep, body = data[len(_TABLE_MAGIC):].partition(b"\n")
-        stored = None
-        if data.startswith(_TABLE_MAGIC) and sep and \
-                hashlib.sha256(body).hexdigest().encode() == digest:
-            try:
-                stored_key, table = pickle.loads(body)
-                stored = table if stored_key == key else None
-            except Exception:  # noqa: BLE001 - whatever a bad entry raises, it is a miss
-                stored = None
-        if stored is None:
-            _remove_quietly(path)
-            return None
-        try:
-            os.utime(path)
-        except OSError:
-            pass
-        return stored
-
-    def save(self, key: str, table) -> None:
-        """Store `table` under `key`; a failure leaves the table unshared (the selector
-        builds it again elsewhere), nothing else."""
-        body = pickle.dumps((key, table), protocol=pickle.HIGHEST_PROTOCOL)
-        _write_atomically(self._path(key),
-                          _TABLE_MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
 
 
 def _encode(key: str, result: CompileResult) -> bytes:
@@ -288,7 +221,6 @@ def _distribution_version(name: str) -> str:
         return "unknown"
 
 
-@functools.cache
 def _source_digest() -> str:
     """accel's version, as a digest of its sources: the package version does not change
     when the compiler does (a working tree, an editable install), and a stale hit would

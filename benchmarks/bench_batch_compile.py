@@ -9,9 +9,7 @@
 Times whole `accel-compile` processes (start-up included) on:
   * the start-up alone: `--help`, and the interpreter with the compiler imported;
   * one GEMM, cold (empty cache): seed 001's gfx942 GEMM and a 4096^3 GEMM whose perf
-    config is chosen; best and median of `--repeat` runs; and the 4096^3 GEMM "kernel
-    cold", into a cache that already holds another GEMM of its arch and type (the
-    selector's tables are cached, the kernel is not);
+    config is chosen; best and median of `--repeat` runs;
   * 100 distinct model GEMMs (LLaMA-7B and BERT projections at several token counts,
     seed 000/001's shapes, batched attention, i8; 34/33/33 on gfx942/gfx1100/gfx1201)
     in one `--batch` call: cold with -j 1, cold with -j all cores, warm from the cache;
@@ -180,19 +178,13 @@ def main() -> None:
             print(f"{name}: wall best {min(r[0] for r in runs):.3f} s; CPU median "
                   f"{statistics.median(r[1] for r in runs):.3f} s")
 
-        # "cold": an empty cache. "kernel cold": a cache that holds another GEMM of the
-        # arch and element type (64^3, compiled untimed first), so the selector's tables
-        # are there (cache.TableStore) but the kernel is not: a new GEMM on a used machine.
-        cases = (("cold", "seed 001 gfx942", SEED_001), ("cold", "4096^3 gfx1100", PLAIN_4096),
-                 ("kernel cold", "4096^3 gfx1100", PLAIN_4096))
+        # "cold": an empty cache.
+        cases = (("cold", "seed 001 gfx942", SEED_001), ("cold", "4096^3 gfx1100", PLAIN_4096))
         for kind, name, flags in cases:
             one: dict[str, list[tuple[float, float]]] = {}
             for _ in range(args.repeat):
                 for label, exe in tools:
                     case_env = fresh_cache(env, work)
-                    if kind == "kernel cold":
-                        run([exe, *flags, "-m", "64", "-n", "64", "-k", "64", "-o",
-                             os.path.join(work, "other")], case_env)
                     one.setdefault(label, []).append(run(
                         [exe, *flags, "-o", os.path.join(work, "one")], case_env))
             for label, runs in one.items():
@@ -324,20 +316,15 @@ def timed_unit(unit, assembly: bool) -> tuple[object, dict]:
     from accel import batch
     from accel.tuning import selection
     if not isinstance(selection._ladder, _Timed):
-        # Every table the selector needs: built (_built_ladder) or loaded from the
-        # cache's TableStore (the rest of _ladder's misses). An accel without the
-        # store (a baseline) builds every one in _ladder.
+        # Every table the selector builds in this worker (_ladder's misses).
         selection._ladder = _Timed(selection._ladder)
-        selection._built_ladder = (_Timed(selection._built_ladder)
-                                   if hasattr(selection, "_built_ladder") else selection._ladder)
-    built, needed = selection._built_ladder, selection._ladder
-    before = (built.calls, built.seconds, needed.calls, needed.seconds)
+    built = selection._ladder
+    before = (built.calls, built.seconds)
     start, cpu = time.time(), time.process_time()
     outcome = batch.compile_unit(unit, assembly)
     times = {"pid": os.getpid(), "start": start, "end": time.time(),
              "cpu": time.process_time() - cpu, "built": built.calls - before[0],
-             "built_s": built.seconds - before[1], "needed": needed.calls - before[2],
-             "needed_s": needed.seconds - before[3], "pipe_bytes": len(pickle.dumps(outcome))}
+             "built_s": built.seconds - before[1], "pipe_bytes": len(pickle.dumps(outcome))}
     return outcome, times
 
 
@@ -420,13 +407,8 @@ def profile(jobs: int) -> None:
               f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}; {len(gemms)} GEMMs cold, "
               f"-j {jobs}, in this process")
         cache = TimedCache(os.path.join(work, "cache"))
-        # The pool compile_batch would start for `jobs`, its workers sharing the tables
-        # (an accel without table sharing, run as a baseline: its pool).
-        try:
-            pool = batch.local_process_pool(jobs, cache.directory)
-        except TypeError:
-            pool = batch.local_process_pool(jobs)
-        timing = _TimingExecutor(pool)
+        # The pool compile_batch would start for `jobs`.
+        timing = _TimingExecutor(batch.local_process_pool(jobs))
         start, cpu = time.time(), time.process_time()
         try:
             result = batch.compile_batch(gemms, executor=timing, cache=cache)
@@ -456,12 +438,10 @@ def profile(jobs: int) -> None:
         busy = sum(u["end"] - u["start"] for u in units)
         own_first = min(u["start"] for u in units)
         own_last = max(u["end"] for u in units)
-        built, needed = (sum(u[k] for u in units) for k in ("built", "needed"))
-        built_s, needed_s = (sum(u[k] for u in units) for k in ("built_s", "needed_s"))
+        built, built_s = (sum(u[k] for u in units) for k in ("built", "built_s"))
         print(f"  worker {pid}: {len(units)} units, busy {busy * ms:.0f} ms (CPU "
               f"{sum(u['cpu'] for u in units) * ms:.0f} ms; selector tables: "
-              f"{built} built in {built_s * ms:.0f} ms, {needed - built} loaded in "
-              f"{(needed_s - built_s) * ms:.0f} ms), "
+              f"{built} built in {built_s * ms:.0f} ms), "
               f"idle {(own_last - own_first - busy) * ms:.0f} ms between units, starts "
               f"{(own_first - first) * ms:.0f} ms after the first, tail idle "
               f"{(last - own_last) * ms:.0f} ms")

@@ -195,33 +195,11 @@ def _kpack_choices(instr: MmaInstr, in_type: str) -> tuple[int, ...]:
     return tuple(sorted({lane_k_run(instr), 16 // ELEMENT_BYTES[in_type]}))
 
 
-# Where processes share built ladders (a batch's workers: cache.TableStore), or None
-# for every process to build its own. `load(key)` gives a ladder or None, `save(key,
-# ladder)` offers one; the key is the repr of _ladder's arguments.
-ladder_store = None
-
-
 @functools.lru_cache(maxsize=64)
 def _ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None,
             fixed_b: AccelTile | None, schedule_version: int
             ) -> tuple[tuple[Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
-    """Shape-independent part: the candidates and the ones the arch rules out, cached
-    (and shared through `ladder_store`)."""
-    store = ladder_store
-    if store is None:
-        return _built_ladder(arch, in_type, b_type, fixed_a, fixed_b, schedule_version)
-    key = repr((arch, in_type, b_type, fixed_a, fixed_b, schedule_version))
-    found = store.load(key)
-    if found is None:
-        found = _built_ladder(arch, in_type, b_type, fixed_a, fixed_b, schedule_version)
-        store.save(key, found)
-    return found
-
-
-def _built_ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None,
-                  fixed_b: AccelTile | None, schedule_version: int
-                  ) -> tuple[tuple[Prepared, ...], tuple[tuple[PerfConfig, tuple[str, ...]], ...]]:
-    """_ladder's tables, built."""
+    """Shape-independent part: the candidates and the ones the arch rules out, cached."""
     fixed = [t for t in (fixed_a, fixed_b) if t is not None]
     if fixed and any((t.kpack_per_block, t.kpack) != (fixed[0].kpack_per_block, fixed[0].kpack)
                      for t in fixed):

@@ -292,19 +292,6 @@ def test_worker_processes_give_the_serial_result():
     assert compile_batch(ENTRIES, jobs=2, assembly=False) == serial
 
 
-def test_workers_sharing_selector_tables_give_the_serial_result(tmp_path):
-    serial = compile_batch(ENTRIES, assembly=False)
-    cache = tmp_path / "cache"
-    cold = compile_batch(ENTRIES, jobs=2, assembly=False, cache=cache)
-    assert (cold.kernels, cold.entries) == (serial.kernels, serial.entries)
-    # The workers stored the tables they built (gfx1100 f16, gfx1201 bf16, gfx942 f16)...
-    assert len(list(cache.rglob("*.tables"))) == 3
-    for entry in cache.rglob("*.kernel"):
-        entry.unlink()
-    # ...and workers that load them instead compile the same bytes.
-    assert compile_batch(ENTRIES, jobs=2, assembly=False, cache=cache) == cold
-
-
 def test_a_module_batch_on_worker_processes_gives_the_serial_result(monkeypatch):
     started = []
     real = batch_mod.start_local_pool_server

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from accel.batch import compile_batch
-from accel.cache import KernelCache, TableStore, compiler_identity, default_cache_dir
+from accel.cache import KernelCache, compiler_identity, default_cache_dir
 from accel.compiled import CompiledKernel, CompileResult
 from accel.tools.accel_compile import main as accel_compile
 
@@ -234,68 +234,3 @@ def test_each_compiled_unit_is_stored_when_it_arrives(tmp_path, jobs):
     compile_batch(GEMMS, cache=cache, jobs=jobs, assembly=False,
                   progress=lambda p: seen.append((p.done, len(cache.entries()))))
     assert seen == [(1, 1), (2, 2), (3, 3)]
-
-
-def _ladder_of(arch_name: str, in_type: str):
-    from accel.target.database import get_arch
-    from accel.tuning import selection
-    args = (get_arch(arch_name), in_type, in_type, None, None, 1)
-    return repr(args), selection._built_ladder(*args)
-
-
-def test_a_stored_selector_table_is_the_built_one(tmp_path):
-    key, table = _ladder_of("gfx1201", "bf16")
-    store = TableStore(tmp_path)
-    assert store.load(key) is None
-    store.save(key, table)
-    assert store.load(key) == table
-    # Another accel (source digest) never meets it.
-    other = TableStore(tmp_path)
-    other._path = lambda k: store._path(k).replace(".tables", "x.tables")
-    assert other.load(key) is None
-
-
-@pytest.mark.parametrize("damage", ["flip", "truncate", "swap"])
-def test_a_damaged_selector_table_is_a_miss_and_removed(tmp_path, damage):
-    store = TableStore(tmp_path)
-    key, table = _ladder_of("gfx1201", "bf16")
-    other_key, other_table = _ladder_of("gfx1201", "f16")
-    store.save(key, table)
-    store.save(other_key, other_table)
-    path = store._path(key)
-    data = open(path, "rb").read()
-    if damage == "flip":
-        data = data[:-100] + bytes([data[-100] ^ 1]) + data[-99:]
-    elif damage == "truncate":
-        data = data[: len(data) // 2]
-    else:                       # another key's entry under this key's name
-        data = open(store._path(other_key), "rb").read()
-    with open(path, "wb") as f:
-        f.write(data)
-    assert store.load(key) is None and not os.path.exists(path)
-
-
-def test_selector_tables_count_towards_the_cap(tmp_path):
-    key, table = _ladder_of("gfx1201", "bf16")
-    TableStore(tmp_path).save(key, table)
-    cache = KernelCache(tmp_path, max_bytes=1000)
-    assert cache.entries() == []            # kernels only
-    assert cache.trim() == 1 and TableStore(tmp_path).load(key) is None
-
-
-def test_a_batch_loads_the_tables_it_stored_instead_of_building_them(tmp_path, monkeypatch):
-    from accel.tuning import selection
-    selection._ladder.cache_clear()
-    first = compile_batch(GEMMS, cache=tmp_path, assembly=False)
-    assert len(list(tmp_path.rglob("*.tables"))) == 3      # one arch and type each
-    for entry in tmp_path.rglob("*.kernel"):
-        entry.unlink()
-    selection._ladder.cache_clear()
-    built = []
-    real = selection._built_ladder
-    monkeypatch.setattr(selection, "_built_ladder", lambda *a: built.append(a) or real(*a))
-    again = compile_batch(GEMMS, cache=tmp_path, assembly=False)
-    assert built == [] and again == first
-    # The store is the batch's: selections outside it build their own tables again.
-    assert selection.ladder_store is None
-    selection._ladder.cache_clear()
