@@ -36,13 +36,21 @@ DOT_ADD_REDUCE = ("mlir__test__Dialect__MIGraphX__integration__mixr-dot-add-redu
 
 # A small batch-first-e2e (gemm-layouts/other): A a slice of a batch-innermost buffer and
 # B batch-innermost, both transposed: two copy kernels into the gemm's layouts, then the gemm.
-SLICED_BATCH_FIRST = """
-func.func @test(%arg0: !migraphx.shaped<2x20x24xf16, 1x2x40>, %arg1: !migraphx.shaped<2x12x10xf16, 1x2x24>) -> !migraphx.shaped<2x24x12xf16, 288x12x1> attributes {arch = "ARCH"} {
-  %0 = migraphx.slice %arg0 {axes = [1], ends = [10], starts = [0]} : <2x20x24xf16, 1x2x40> -> <2x10x24xf16, 1x2x40>
-  %1 = migraphx.transpose %0 {permutation = [0, 2, 1]} : <2x10x24xf16, 1x2x40> -> <2x24x10xf16, 1x40x2>
-  %2 = migraphx.transpose %arg1 {permutation = [0, 2, 1]} : <2x12x10xf16, 1x2x24> -> <2x10x12xf16, 1x24x2>
-  %3 = migraphx.dot %1, %2 : <2x24x10xf16, 1x40x2>, <2x10x12xf16, 1x24x2> -> <2x24x12xf16, 288x12x1>
-  return %3 : !migraphx.shaped<2x24x12xf16, 288x12x1>
+# A's and B's K are windows of merged digits (5 of 2 groups of 3, a group scale broadcast
+# over its group), which the gemm's operand addressing does not take: two copy kernels
+# write row-major intermediates, then the gemm reads them.
+WINDOWED_OPERANDS = """
+func.func @test(%arg0: !migraphx.shaped<2x3x2xf16, 6x2x1>, %arg1: !migraphx.shaped<2x2x2xf16, 4x2x1>) -> !migraphx.shaped<2x3x2xf16, 6x2x1> attributes {arch = "ARCH"} {
+  %0 = migraphx.reshape %arg0 {dims = [2, 3, 2, 1]} : <2x3x2xf16, 6x2x1> -> <2x3x2x1xf16, 6x2x1x1>
+  %1 = migraphx.multibroadcast %0 {out_lens = [2, 3, 2, 3]} : <2x3x2x1xf16, 6x2x1x1> -> <2x3x2x3xf16, 6x2x1x0>
+  %2 = migraphx.reshape %1 {dims = [2, 3, 6]} : <2x3x2x3xf16, 6x2x1x0> -> <2x3x6xf16, 18x6x1>
+  %3 = migraphx.slice %2 {axes = [2], ends = [5], starts = [0]} : <2x3x6xf16, 18x6x1> -> <2x3x5xf16, 18x6x1>
+  %4 = migraphx.reshape %arg1 {dims = [2, 2, 1, 2]} : <2x2x2xf16, 4x2x1> -> <2x2x1x2xf16, 4x2x2x1>
+  %5 = migraphx.multibroadcast %4 {out_lens = [2, 2, 3, 2]} : <2x2x1x2xf16, 4x2x2x1> -> <2x2x3x2xf16, 4x2x0x1>
+  %6 = migraphx.reshape %5 {dims = [2, 6, 2]} : <2x2x3x2xf16, 4x2x0x1> -> <2x6x2xf16, 12x2x1>
+  %7 = migraphx.slice %6 {axes = [1], ends = [5], starts = [0]} : <2x6x2xf16, 12x2x1> -> <2x5x2xf16, 12x2x1>
+  %8 = migraphx.dot %3, %7 : <2x3x5xf16, 18x6x1>, <2x5x2xf16, 12x2x1> -> <2x3x2xf16, 6x2x1>
+  return %8 : !migraphx.shaped<2x3x2xf16, 6x2x1>
 }
 """
 
@@ -185,27 +193,27 @@ def test_copies_then_gemm():
     """Two copy kernels write intermediates the gemm reads: the section lists both
     buffers (bytes, dtype, shape), the user's A and B as the copies' inputs and C as the
     gemm's output, in launch order."""
-    text = accel_text(SLICED_BATCH_FIRST.replace("ARCH", ARCH))
+    text = accel_text(WINDOWED_OPERANDS.replace("ARCH", ARCH))
     case = Case(text)
     fn = case.fn
     assert [p["role"] for p in fn["params"]] == ["argument", "argument", "result"]
-    assert [p["shape"] for p in fn["params"]] == [[24, 20, 2], [10, 12, 2], [2, 24, 12]]
+    assert [p["shape"] for p in fn["params"]] == [[2, 3, 2], [2, 2, 2], [2, 3, 2]]
     ops = [next(k.metadata.get("op", "gemm") for k in case.result.kernels
                 if k.symbol == launch["kernel"]) for launch in fn["launches"]]
     assert ops == ["copy", "copy", "gemm"]
     assert [(b["dtype"], b["bytes"], b["kind"]) for b in fn["buffers"]] == [
-        ("f16", 2 * 24 * 10 * 2, "intermediate"), ("f16", 2 * 10 * 12 * 2, "intermediate")]
+        ("f16", 2 * 3 * 5 * 2, "intermediate"), ("f16", 2 * 5 * 2 * 2, "intermediate")]
     gemm = fn["launches"][2]
     assert [list(a)[0] for a in gemm["args"]] == ["buffer", "buffer", "param"]
     rng = np.random.default_rng(1)
-    s0 = rng.integers(-3, 4, (24, 20, 2)).astype(np.float16)   # memory order [k', m, b]
-    s1 = rng.integers(-3, 4, (10, 12, 2)).astype(np.float16)   # [k, n, b]
-    out = np.full((2, 24, 12), np.nan, np.float16)
-    (c,) = check_replay(case, [s0, s1, out])
-    a = s0.transpose(2, 1, 0)[:, :10, :].transpose(0, 2, 1).astype(np.float64)  # [b, m, k]
-    b = s1.transpose(2, 1, 0).transpose(0, 2, 1).astype(np.float64)            # [b, k, n]
+    sa = rng.integers(-3, 4, (2, 3, 2)).astype(np.float16)
+    sb = rng.integers(-3, 4, (2, 2, 2)).astype(np.float16)
+    out = np.full((2, 3, 2), np.nan, np.float16)
+    (c,) = check_replay(case, [sa, sb, out])
+    a = np.repeat(sa.astype(np.float64), 3, axis=2)[:, :, :5]
+    b = np.repeat(sb.astype(np.float64), 3, axis=1)[:, :5, :]
     assert np.array_equal(c.astype(np.float64), a @ b)     # small integers: exact
-    check_mutations_fail(case, [s0, s1, out], expected=3)
+    check_mutations_fail(case, [sa, sb, out], expected=3)
 
 
 def test_gemm_then_reduction_kernel():
@@ -411,7 +419,7 @@ def test_accel_compile_writes_the_section_and_the_cache_keeps_it(tmp_path):
 
 
 def test_same_module_same_section_bytes():
-    text = accel_text(SLICED_BATCH_FIRST.replace("ARCH", ARCH))
+    text = accel_text(WINDOWED_OPERANDS.replace("ARCH", ARCH))
     one, two = (json.dumps(compile_module(text, ARCH, assembly=False).metadata())
                 for _ in range(2))
     assert one == two and '"launches"' in one
