@@ -7,7 +7,6 @@ from __future__ import annotations
 from accel.bindings import ir
 from accel.diagnostics import AccelError, located
 from accel.dialect.accel_tile import AccelTile
-from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.epilogue_program import EPILOGUES, kind_shape
 from accel.dialect.gemm_types import (
     ACCUMULATOR, EPILOGUE_OPERAND_TYPES, OUTPUT_TYPES, element_type_error,
@@ -16,7 +15,8 @@ from accel.dialect.ir_helpers import int_attr, memref_info, string_attr
 from accel.dialect.kernel_plan import PLAN_ATTRIBUTES
 from accel.dialect.op_rules import check_bias_type, check_nonempty, check_plain_buffer
 from accel.dialect.operand_layouts import (
-    DYNAMIC, OPERAND_LAYOUTS, check_operand_view, plain_view, view_strides,
+    OPERAND_LAYOUTS, check_offsets_fit, check_operand_view, descriptor_extent, plain_view,
+    static_view,
 )
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo
@@ -75,23 +75,13 @@ def check_c_view(value: ir.Value, layout: str) -> None:
     overlapping (each stride, smallest first, at least the span of the ones inside
     it), so every element has its own address, inside the descriptor bound max(n * s)
     past which a masked store is dropped."""
-    t = value.type
-    if t.memory_space is not None:
-        raise AccelError(f"C must be in the default (global) memory space, got {t}")
-    try:
-        view = view_strides(t)
-    except RuntimeError:    # a layout map that is not strided at all
-        raise AccelError(f"C must be a row-major or strided memref, got {t}") from None
+    view = static_view(value, "C")
     if view is None:
         return
-    strides, offset = view
+    t, (strides, offset) = value.type, view
     if layout != "row":
         raise AccelError(f"C in the '{layout}' layout must be a contiguous row-major "
                          f"memref, got {t}")
-    if DYNAMIC in strides or offset == DYNAMIC:
-        raise AccelError(f"C must have static strides and offset, got {t}")
-    if offset < 0 or min(strides) < 0:
-        raise AccelError(f"C has a negative stride or offset, got {t}")
     shape = list(t.shape)
     if len(shape) != 3:
         raise AccelError(f"C must be rank 3 [G, M, N], got rank {len(shape)}")
@@ -109,10 +99,7 @@ def check_c_view(value: ir.Value, layout: str) -> None:
                              f"elements): its stores would write one address several "
                              f"times, got {t}")
         span += (d - 1) * s
-    bound = max(d * s for d, s in zip(shape, strides))
-    if (offset + bound) * ELEMENT_BYTES[str(t.element_type)] >= 2**31:
-        raise AccelError(f"C spans {offset + bound} elements, too many for 32-bit buffer "
-                         f"offsets")
+    check_offsets_fit("C", t, offset, descriptor_extent(shape, strides))
 
 
 def _check_attribute_values(gemm) -> None:

@@ -120,23 +120,13 @@ def check_operand_view(value: ir.Value, layout: str, name: str,
     and non-negative, and every element of the view inside the descriptor bound, so that
     the loads' out-of-range rule (past max(n * s) reads 0) guards the padding exactly
     and never hides an element."""
-    t = value.type
-    if t.memory_space is not None:
-        raise AccelError(f"{name} must be in the default (global) memory space, got {t}")
-    try:
-        view = view_strides(t)
-    except RuntimeError:    # a layout map that is not strided at all
-        raise AccelError(f"{name} must be a row-major or strided memref, got {t}") from None
+    view = static_view(value, name)
     if view is None:
         return
-    strides, offset = view
+    t, (strides, offset) = value.type, view
     if layout == "accel":
         raise AccelError(f"{name} in the accel layout must be a contiguous row-major "
                          f"memref, got {t}")
-    if DYNAMIC in strides or offset == DYNAMIC:
-        raise AccelError(f"{name} must have static strides and offset, got {t}")
-    if offset < 0 or min(strides) < 0:
-        raise AccelError(f"{name} has a negative stride or offset, got {t}")
     shape = list(t.shape)
     if not any_inner_stride and shape[-1] != 1 and strides[-1] != 1:
         raise AccelError(f"{name}'s innermost dimension must have stride 1 (buffer loads "
@@ -146,6 +136,34 @@ def check_operand_view(value: ir.Value, layout: str, name: str,
         raise AccelError(f"{name}'s last element lies {span - 1} elements past its first, "
                          f"outside the {bound} a buffer load of {t} checks (max(size * "
                          f"stride)): its dimensions overlap")
+    check_offsets_fit(name, t, offset, bound)
+
+
+def static_view(value: ir.Value, name: str) -> tuple[tuple[int, ...], int] | None:
+    """(strides, offset) of a kernel's global memref argument that is a strided view,
+    None for a packed one; AccelError unless it is in the global memory space with
+    static, non-negative strides and offset (the buffer loads and stores address it by
+    constants from a base the caller passes)."""
+    t = value.type
+    if t.memory_space is not None:
+        raise AccelError(f"{name} must be in the default (global) memory space, got {t}")
+    try:
+        view = view_strides(t)
+    except RuntimeError:    # a layout map that is not strided at all
+        raise AccelError(f"{name} must be a row-major or strided memref, got {t}") from None
+    if view is None:
+        return None
+    strides, offset = view
+    if DYNAMIC in strides or offset == DYNAMIC:
+        raise AccelError(f"{name} must have static strides and offset, got {t}")
+    if offset < 0 or min(strides) < 0:
+        raise AccelError(f"{name} has a negative stride or offset, got {t}")
+    return view
+
+
+def check_offsets_fit(name: str, t: ir.MemRefType, offset: int, bound: int) -> None:
+    """The view's elements up to the descriptor bound max(n * s) past its offset must be
+    addressable by the buffer instructions' 32-bit byte offsets."""
     if (offset + bound) * ELEMENT_BYTES[str(t.element_type)] >= 2**31:
         raise AccelError(f"{name} spans {offset + bound} elements, too many for 32-bit "
                          f"buffer offsets")
