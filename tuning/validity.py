@@ -25,7 +25,7 @@ with the VGPRs the code objects report; test_register_estimate.py keeps a sample
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from accel import validate
 from accel.dialect.accel_tile import ceil_div
@@ -99,8 +99,9 @@ def lds_bytes(config: PerfConfig, in_type: str) -> int:
     return per * (2 if config.double_buffered else 1)
 
 
-@dataclass(frozen=True)
-class _RegisterTerms:
+# A NamedTuple: made for every candidate of the selector's ladder, it builds in half a
+# frozen dataclass's time (seven fields by keyword: 1.3 against 2.7 us).
+class _RegisterTerms(NamedTuple):
     base: int        # accumulators, addressing, the 1-byte excess
     staging: int     # the copy of the k-tiles loaded ahead, in registers
     b_staging: int   # B's part of one k-tile's copy
