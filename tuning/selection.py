@@ -10,7 +10,8 @@ An operand already in the accel layout fixes mPerBlock/nPerBlock, kpackPerBlock 
 kpack, and only agreeing candidates are made.
 
 Screens, in order (seed 000's rules):
-  validity  `check_config` (the same rules codegen applies);
+  validity  `check_config`'s rules (the same rules codegen applies), through
+            validity.screen_config;
   padding   the padded output area may exceed the real one by at most 25%; when no
             valid tile manages that, by at most 25% over the least padding any does
             (so M=1 still gets the narrowest tile).
