@@ -31,6 +31,13 @@ average before and after is printed, the measure of how much the neighbours took
 `--kinds` prints the same stages for the other kernel kinds (OTHER_KINDS: an
 elementwise chain, a row reduction, a transposing copy; seed 003's grouped GEMM), each
 row naming how many kernels its module has.
+
+`--first-select` prints the CPU milliseconds of the first perf-config selection of each
+arch and element type in a fresh process (it builds the shape-independent candidate
+table, tuning/selection.py's ladder, that a one-GEMM `accel-compile` pays for) and of a
+second selection (another shape, the table reused), best of `--repeat` processes, with
+the table's size. `--pythonpath DIR` times another checkout's selector the same way
+(DIR holds its `accel` package): a before/after.
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ import argparse
 import os
 import resource
 import statistics
+import subprocess
+import sys
 import time
 
 from accel.api import (compile_gemm, gemm_module_text, grouped_gemm_module_text,
@@ -59,6 +68,28 @@ SHAPES = (
     (8, 512, 512, 64, "f16"),
     (1, 77, 1001, 320, "i8"),
 )
+# Every input type of each chip (fp8: one format a family).
+FIRST_SELECT = (("gfx942", "f16"), ("gfx942", "bf16"), ("gfx942", "f32"), ("gfx942", "i8"),
+                ("gfx942", "f8E4M3FNUZ"), ("gfx1100", "f16"), ("gfx1100", "bf16"),
+                ("gfx1100", "i8"), ("gfx1201", "f16"), ("gfx1201", "bf16"), ("gfx1201", "i8"),
+                ("gfx1201", "f8E4M3FN"))
+# Run in a fresh process per measurement: prints the first and second selection's CPU
+# milliseconds and the number of candidates the table admits.
+_FIRST_SELECT_CHILD = """
+import sys, time
+from accel.api import default_out_type
+from accel.dialect.gemm import GemmShape
+from accel.target.database import get_arch
+from accel.tuning import selection
+arch, in_type = get_arch(sys.argv[1]), sys.argv[2]
+out_type = default_out_type(in_type)
+t0 = time.process_time()
+selection.select(arch, in_type, out_type, GemmShape(1, 4096, 4096, 4096))
+t1 = time.process_time()
+second = selection.select(arch, in_type, out_type, GemmShape(1, 3402, 1001, 320))
+t2 = time.process_time()
+print((t1 - t0) * 1e3, (t2 - t1) * 1e3, len(second.ranked) + len(second.rejected))
+"""
 
 
 def main() -> None:
@@ -72,7 +103,14 @@ def main() -> None:
     p.add_argument("--kinds", action="store_true",
                    help="--stages for the other kernel kinds: elementwise, row reduction, "
                         "copy, grouped GEMM")
+    p.add_argument("--first-select", action="store_true",
+                   help="the first and second selection's CPU time per arch and type instead")
+    p.add_argument("--pythonpath", help="with --first-select: time the accel package in "
+                   "this directory instead")
     args = p.parse_args()
+    if args.first_select:
+        first_select(args.repeat, args.pythonpath)
+        return
     wmma_banks.ENABLED = not args.without_wmma_banks
     if args.stages or args.kinds:
         stages(args.repeat, args.assembly, args.kinds)
@@ -242,6 +280,21 @@ def stage_times(pipeline: KernelPipeline, passes: list[str], make_text, repeat: 
     else:
         what = f"{len(objects)} kernel{'s' if len(objects) > 1 else ''}"
     return best, what
+
+
+def first_select(repeat: int, pythonpath: str | None) -> None:
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, (pythonpath, env.get("PYTHONPATH"))))
+    print(f"load average before: {load_average()}")
+    print(f"{'arch':<8} {'type':<11} {'first ms':>8} {'second ms':>9} {'candidates':>10}")
+    for arch, in_type in FIRST_SELECT:
+        runs = [subprocess.run([sys.executable, "-c", _FIRST_SELECT_CHILD, arch, in_type],
+                               env=env, capture_output=True, text=True, check=True
+                               ).stdout.split() for _ in range(repeat)]
+        print(f"{arch:<8} {in_type:<11} {min(float(r[0]) for r in runs):>8.1f} "
+              f"{min(float(r[1]) for r in runs):>9.1f} {runs[0][2]:>10}")
+    print(f"load average after: {load_average()}")
 
 
 def load_average() -> str:

@@ -10,7 +10,8 @@ An operand already in the accel layout fixes mPerBlock/nPerBlock, kpackPerBlock 
 kpack, and only agreeing candidates are made.
 
 Screens, in order (seed 000's rules):
-  validity  `check_config` (the same rules codegen applies);
+  validity  `check_config`'s rules (the same rules codegen applies), through
+            validity.screen_config;
   padding   the padded output area may exceed the real one by at most 25%; when no
             valid tile manages that, by at most 25% over the least padding any does
             (so M=1 still gets the narrowest tile).
@@ -46,9 +47,8 @@ from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model
 from accel.tuning.launch import Launch, geometry
-from accel.tuning.validity import (check_config, grid_errors, lane_k_run, lds_bytes,
-                                   operand_size_errors, register_estimate,
-                                   selection_arguments, usable_instructions)
+from accel.tuning.validity import (grid_errors, lane_k_run, operand_size_errors,
+                                   screen_config, selection_arguments, usable_instructions)
 
 TILE_LADDER = (16, 32, 64, 128, 256)
 WAVE_COUNTS = (1, 2, 4, 8, 16)
@@ -231,12 +231,12 @@ def _ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None
                                          kpack_per_block=kpack_pb, m_per_wave=mpb // wm,
                                          n_per_wave=npb // wn, mn_per_xdl=mn, kpack=kpack,
                                          schedule_version=schedule_version)
-                        errors = check_config(arch, in_type, probe, cfg, b_type)
+                        # select checked the arguments; the estimate is
+                        # `instr`'s, the one instruction of its mnPerXdl.
+                        errors, lds, regs = screen_config(arch, in_type, probe, cfg, b_type)
                         if errors:
                             bad.append((cfg, tuple(errors)))
                         else:
-                            lds = lds_bytes(cfg, in_type)
-                            regs = register_estimate(arch, instr, cfg, in_type)
                             good.append(Prepared(cfg, instr, lds, regs, str(cfg),
                                                   cost_model.config_terms(arch, in_type, cfg,
                                                                           instr, lds, regs)))

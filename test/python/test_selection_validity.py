@@ -5,8 +5,9 @@ import pytest
 from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import get_arch
-from accel.tuning.validity import (check_config, instruction_for, lane_k_run, register_budget,
-                                   register_estimate, register_floor)
+from accel.tuning.selection import _ladder
+from accel.tuning.validity import (check_config, instruction_for, lane_k_run, lds_bytes,
+                                   register_budget, register_estimate, register_floor)
 
 SHAPE = GemmShape(1, 1024, 1024, 1024)
 # rocMLIR-style defaults that are valid on each arch.
@@ -147,3 +148,37 @@ def test_operand_size_limit_is_checked_before_selection():
     assert err.startswith("operand-size: C is")
     with pytest.raises(AccelError, match="operand-size: B"):
         select(get_arch("gfx1100"), "bf16", "f32", GemmShape(1, 16, 2**20, 1024))
+
+
+LADDER_TYPES = [("gfx942", "f16"), ("gfx942", "f32"), ("gfx942", "i8"), ("gfx942", "f8E4M3FNUZ"),
+                ("gfx1100", "f16"), ("gfx1100", "i8"), ("gfx1201", "bf16"), ("gfx1201", "f8E4M3FN")]
+
+
+@pytest.mark.parametrize("arch_name,in_type", LADDER_TYPES)
+@pytest.mark.parametrize("schedule", [1, 2])
+def test_ladder_screens_as_the_public_rules_do(arch_name, in_type, schedule):
+    # The ladder screens through screen_config (no argument checks, the register terms
+    # worked out once): each candidate's reasons, LDS and register estimate are what
+    # check_config, lds_bytes and register_estimate give.
+    arch = get_arch(arch_name)
+    probe = GemmShape(1, 1, 1, 1)
+    good, bad = _ladder(arch, in_type, in_type, None, None, schedule)
+    assert good and bad
+    for p in good:
+        assert check_config(arch, in_type, probe, p.config, in_type) == []
+        assert p.lds == lds_bytes(p.config, in_type)
+        assert p.regs == register_estimate(arch, p.instr, p.config, in_type)
+        assert p.instr is instruction_for(arch, in_type, p.config.mn_per_xdl)
+    for cfg, reasons in bad:
+        assert list(reasons) == check_config(arch, in_type, probe, cfg, in_type)
+
+
+def test_waves_per_eu_estimate_matches_the_public_one():
+    # The waves-per-eu rule compares the shared register terms' estimate with a SIMD's
+    # share: the message carries register_estimate's figure.
+    cfg = GOOD["gfx942"].replace(waves_per_eu=4)
+    regs = register_estimate(get_arch("gfx942"), instruction_for(get_arch("gfx942"), "f16", 32),
+                             cfg, "f16")
+    errors = check_config(get_arch("gfx942"), "f16", SHAPE, cfg)
+    assert errors == [f"waves-per-eu: 4 waves per SIMD leave 128 registers a lane, the tile "
+                      f"needs about {regs}"]
