@@ -5,11 +5,26 @@ here, so switching binding provider (flydsl today, upstream `mlir` wheels later)
 touches this file only.
 """
 
-from flydsl._mlir import ir, passmanager  # noqa: F401
-# Only the op classes accel builds or reads. Every upstream dialect is registered in a
-# context without its Python module, and the unused ones cost start-up time: rocdl's
-# 42 ms and llvm's 29 ms of a 230 ms import (python -X importtime).
-from flydsl._mlir.dialects import arith, func, gpu, memref  # noqa: F401
+import sys
+
+# The bindings' ir.py imports numpy optionally (`try: import numpy`), only to register
+# Python builders of F64/I32/I64/IndexElementsAttr, which none of the bindings' dialect
+# modules and no accel code uses. numpy's import is ~60 ms of a ~0.45 s one-GEMM
+# compile in a fresh process, which needs no numpy (dialect/element_types.py imports it
+# on first use of a host type), so where it is not loaded yet the bindings are imported
+# with it hidden, and it is importable again afterwards.
+_HIDE_NUMPY = "numpy" not in sys.modules
+if _HIDE_NUMPY:
+    sys.modules["numpy"] = None     # `import numpy` raises ImportError meanwhile
+try:
+    from flydsl._mlir import ir, passmanager  # noqa: F401
+    # Only the op classes accel builds or reads. Every upstream dialect is registered in
+    # a context without its Python module, and the unused ones cost start-up time:
+    # rocdl's 42 ms and llvm's 29 ms of a 230 ms import (python -X importtime).
+    from flydsl._mlir.dialects import arith, func, gpu, memref  # noqa: F401
+finally:
+    if _HIDE_NUMPY:
+        del sys.modules["numpy"]
 
 
 def new_context() -> ir.Context:

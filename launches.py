@@ -18,8 +18,6 @@ host adds to the pointer.
 
 from __future__ import annotations
 
-import numpy as np
-
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 
@@ -196,6 +194,7 @@ def _initial_value(g: ir.Operation | None, sym: str, t: "_Memref", location) -> 
             not isinstance(g.attributes["initial_value"], ir.DenseElementsAttr):
         raise AccelError(f"launches: @{sym} is not a constant memref.global with a dense "
                          f"initial value", location)
+    import numpy as np   # only for a constant's bytes (dialect/element_types.py: start-up)
     init = g.attributes["initial_value"]
     try:
         data = np.array(init)

@@ -17,11 +17,13 @@ D and K are zero-padded up to whole blocks, so one workgroup's tile
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from accel import validate
 from accel.diagnostics import AccelError
+
+if TYPE_CHECKING:
+    import numpy as np   # pack/unpack import it when called (dialect/element_types.py)
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -70,6 +72,7 @@ class AccelTile:
 def _zeros(shape, dtype, what: str) -> np.ndarray:
     # A blocking of 2**31 pads a 20-row operand to 2**31 rows: numpy refuses the shape
     # (ValueError) or the memory (MemoryError).
+    import numpy as np
     try:
         return np.zeros(shape, dtype=dtype)
     except (ValueError, MemoryError) as e:
@@ -77,6 +80,7 @@ def _zeros(shape, dtype, what: str) -> np.ndarray:
 
 
 def _array(x, what: str) -> np.ndarray:
+    import numpy as np
     try:
         return np.asarray(x)
     except ValueError as e:  # ragged nested lists
@@ -94,6 +98,7 @@ def pack(x: np.ndarray, tile: AccelTile, transposed: bool = False) -> np.ndarray
     The result is a new C-contiguous 6-D array of x's dtype; D and K are zero-padded
     up to whole blocks. A graph compiler calls this once per constant weight.
     """
+    import numpy as np
     validate.instance("tile", tile, AccelTile, "an AccelTile")
     transposed = validate.boolean("transposed", transposed)
     x = _array(x, "a plain operand")
@@ -112,6 +117,7 @@ def pack(x: np.ndarray, tile: AccelTile, transposed: bool = False) -> np.ndarray
 
 def unpack(y: np.ndarray, d: int, k: int, transposed: bool = False) -> np.ndarray:
     """The exact inverse of `pack`: the plain [G, d, k] ([G, k, d]) array, padding cropped."""
+    import numpy as np
     d, k = (validate.positive(f"unpack: {name}", v) for name, v in (("d", d), ("k", k)))
     transposed = validate.boolean("transposed", transposed)
     y = _array(y, "an accel-layout array")

@@ -25,8 +25,9 @@ format and "bf8" the E5M2 one.
 
 from dataclasses import dataclass
 
-import ml_dtypes
-import numpy as np
+# numpy and ml_dtypes (their import is ~70 ms, a sixth of a one-GEMM compile in a fresh
+# process, which needs neither) load on the first use of a host type: `numpy_type`,
+# `max_finite`, NUMPY_TYPES.
 
 
 @dataclass(frozen=True)
@@ -38,18 +39,24 @@ class Fp8Format:
     mantissa_bits: int
     bias: int
     has_infinity: bool
-    numpy_type: type
+    ml_dtypes_name: str    # its numpy host type: ml_dtypes.<this>
+
+    @property
+    def numpy_type(self) -> type:
+        import ml_dtypes
+        return getattr(ml_dtypes, self.ml_dtypes_name)
 
     @property
     def max_finite(self) -> float:
+        import ml_dtypes
         return float(ml_dtypes.finfo(self.numpy_type).max)
 
 
 FP8_FORMATS = {f.name: f for f in (
-    Fp8Format("f8E4M3FNUZ", "FNUZ", "fp8", 4, 3, 8, False, ml_dtypes.float8_e4m3fnuz),
-    Fp8Format("f8E5M2FNUZ", "FNUZ", "bf8", 5, 2, 16, False, ml_dtypes.float8_e5m2fnuz),
-    Fp8Format("f8E4M3FN", "OCP", "fp8", 4, 3, 7, False, ml_dtypes.float8_e4m3fn),
-    Fp8Format("f8E5M2", "OCP", "bf8", 5, 2, 15, True, ml_dtypes.float8_e5m2),
+    Fp8Format("f8E4M3FNUZ", "FNUZ", "fp8", 4, 3, 8, False, "float8_e4m3fnuz"),
+    Fp8Format("f8E5M2FNUZ", "FNUZ", "bf8", 5, 2, 16, False, "float8_e5m2fnuz"),
+    Fp8Format("f8E4M3FN", "OCP", "fp8", 4, 3, 7, False, "float8_e4m3fn"),
+    Fp8Format("f8E5M2", "OCP", "bf8", 5, 2, 15, True, "float8_e5m2"),
 )}
 
 
@@ -61,8 +68,17 @@ def is_fp8(t: str) -> bool:
 ELEMENT_BYTES = {"i8": 1, "f16": 2, "bf16": 2, "f32": 4, "i32": 4,
                  **{t: 1 for t in FP8_FORMATS}}
 
-# numpy dtype of host data of each type (bf16 and fp8 from ml_dtypes).
-NUMPY_TYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32,
-               "i8": np.int8, "i32": np.int32,
-               **{t: f.numpy_type for t, f in FP8_FORMATS.items()}}
+
+def __getattr__(name: str):
+    # NUMPY_TYPES: the numpy dtype of host data of each type (bf16 and fp8 from
+    # ml_dtypes), built on first use (the note at the imports above).
+    if name != "NUMPY_TYPES":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import ml_dtypes
+    import numpy as np
+    table = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32,
+             "i8": np.int8, "i32": np.int32,
+             **{t: f.numpy_type for t, f in FP8_FORMATS.items()}}
+    globals()["NUMPY_TYPES"] = table
+    return table
 

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from accel.bindings import ir, memref
 from accel.diagnostics import AccelError
 from accel.dialect.accel_tile import AccelTile, pack, unpack
@@ -130,6 +128,7 @@ class _Operand:
             return False
         maps = chain.index_maps()
         target = maps[0]
+        import numpy as np   # imported where used (dialect/element_types.py: start-up)
         for link in candidates:
             source_map = maps[chain.links.index(link)]
             if np.array_equal(target, unpack(source_map, d, k, self.transposed)):

@@ -7,12 +7,15 @@ numpy and stored as a new private constant global (`new_constant_global`).
 
 from __future__ import annotations
 
-import ml_dtypes
-import numpy as np
+from typing import TYPE_CHECKING
 
 from accel.bindings import ir, memref
-from accel.dialect.element_types import NUMPY_TYPES, is_fp8
+from accel.dialect import element_types
+from accel.dialect.element_types import is_fp8
 from accel.passes.layout_chains import is_identity
+
+if TYPE_CHECKING:
+    import numpy as np   # imported where used (dialect/element_types.py: start-up)
 
 
 def constant_data(module: ir.Module, root: ir.Value) -> np.ndarray | None:
@@ -49,8 +52,10 @@ def _lookup_global(module: ir.Module, get_global) -> ir.Operation | None:
 
 
 def dense_to_numpy(attr: ir.DenseElementsAttr) -> np.ndarray | None:
+    import ml_dtypes
+    import numpy as np
     t = attr.type
-    dtype = NUMPY_TYPES.get(str(t.element_type))
+    dtype = element_types.NUMPY_TYPES.get(str(t.element_type))
     if dtype is None:
         return None
     if dtype is not ml_dtypes.bfloat16 and not is_fp8(str(t.element_type)):
@@ -70,6 +75,8 @@ def dense_to_numpy(attr: ir.DenseElementsAttr) -> np.ndarray | None:
 
 
 def _dense_attr(data: np.ndarray, element_type: ir.Type) -> ir.DenseElementsAttr:
+    import ml_dtypes
+    import numpy as np
     t = ir.RankedTensorType.get(list(data.shape), element_type)
     if data.dtype == ml_dtypes.bfloat16:
         return ir.DenseElementsAttr.get(data.view(np.uint16), type=t)

@@ -14,12 +14,14 @@ equivalent spelling, and rejects a wrong permutation or a mismatched blocking.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from accel.bindings import ir
 from accel.dialect.gemm import GemmOp
 from accel.dialect.ir_helpers import collect_ops
+
+if TYPE_CHECKING:
+    import numpy as np   # imported where used (dialect/element_types.py: start-up)
 
 # Ops whose result is a view of operand 0's storage, fully described by the result type.
 VIEW_OPS = ("memref.transpose", "memref.collapse_shape", "memref.expand_shape",
@@ -73,6 +75,7 @@ class Chain:
             value = parent
 
     def index_maps(self) -> list[np.ndarray]:
+        import numpy as np
         """Per link, the flat root-storage position each of its elements reads."""
         maps: list[np.ndarray] = [None] * len(self.links)
         storage = None  # flat map of the memref storage the current views look into
@@ -170,6 +173,7 @@ def _storage_size(t: ir.MemRefType) -> int:
 
 
 def _view(storage: np.ndarray, t: ir.MemRefType) -> np.ndarray:
+    import numpy as np
     """storage[offset + sum(i_j * stride_j)] over the index space of `t`."""
     strides, offset = t.get_strides_and_offset()
     position = np.full(list(t.shape), offset, dtype=np.int64)

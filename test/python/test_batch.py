@@ -521,9 +521,24 @@ def test_first_compile_loads_only_what_one_gemm_needs(arch):
              "from accel.api import compile_gemm\n"
              f"compile_gemm('{arch}', m=64, n=64, k=64)\n"
              "print(sorted(m for m in sys.modules if m.startswith(('lark', 'accel.migraphx', "
-             "'accel.passes.from_', "
+             "'accel.passes.from_', 'numpy', 'ml_dtypes', "
              "'flydsl._mlir.dialects.rocdl', 'flydsl._mlir.dialects.llvm'))))")
     assert run_python(probe) == "[]"
+
+
+def test_numpy_imports_after_a_compile_that_did_not_need_it():
+    # accel.bindings hides numpy while the bindings import (their optional numpy
+    # builders are unused); afterwards numpy, the host types and the simulator work in
+    # the same process, a constant weight is packed, a product checked elementwise.
+    probe = ("import sys\n"
+             "from accel.api import compile_gemm\n"
+             "compile_gemm('gfx942', m=64, n=64, k=64)\n"
+             "assert 'numpy' not in sys.modules\n"
+             "from accel.check import check_gemm\n"
+             "from accel.dialect.element_types import NUMPY_TYPES\n"
+             "print(NUMPY_TYPES['bf16'].__name__, NUMPY_TYPES['f8E4M3FNUZ'].__name__, "
+             "check_gemm('gfx942', m=17, n=24, k=40).comparison.ok)")
+    assert run_python(probe) == "bfloat16 float8_e4m3fnuz True"
 
 
 @pytest.mark.parametrize("given,expected", [(None, "1"), ("3", "3")])
