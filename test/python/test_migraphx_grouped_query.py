@@ -12,13 +12,10 @@ from accel.bindings import ir, new_context
 from accel.check import compare, random_operand, reference
 from accel.dialect.copy import CopyOp
 from accel.dialect.ir_helpers import collect_ops
-from accel.migraphx import translate
-from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host
 
-ARCHES = ("gfx942", "gfx1100", "gfx1201")
-REST = ("accel-affix-perf-config, accel-layout, accel-lower-pack, accel-plan-kernel, "
-        "accel-gemm-to-gpu, accel-copy-to-gpu")
+from test_migraphx_strided_views import ARCHES, lower
+
 G0, G1, M, N, K, CACHE = 2, 3, 5, 40, 24, 48
 
 # Q: 6 query heads of 5 rows; the keys: rows 0..40 of a 48-row cache per kv head (a
@@ -62,14 +59,6 @@ FUSED = HEADS_OUTER.replace(
 # is then an [M] operand, one value, a scalar of the grouped gemm.
 DECODE = FUSED.replace("6x5x", "6x1x").replace("720x120x24x1", "144x24x24x1").replace(
     "1200x200x40x1", "240x40x40x1").replace("[1, 6, 5, 40]", "[1, 6, 1, 40]")
-
-
-def lower(text: str, arch: str) -> tuple[ir.Module, str]:
-    module = ir.Module.parse(translate(text.replace("##ARCH##", arch), "input.mlir"))
-    run_pipeline(module, "accel-from-migraphx")
-    converted = str(module)
-    run_pipeline(module, REST)
-    return module, converted
 
 
 @pytest.mark.parametrize("arch", ARCHES)

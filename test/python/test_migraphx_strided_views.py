@@ -36,6 +36,14 @@ def kernels(module) -> list[str]:
     return [str(op.attributes["kernel"]) for op in collect_ops(module, "gpu.launch_func")]
 
 
+def check_plus(out, product, tol, x, t: str) -> None:
+    """`out` elementwise against `product` + `x` (a fused add), the bound widened by the
+    rounding of the sum to `t`."""
+    ref = product + x.astype(np.float64)
+    result = compare(out, ref, tol + OUT_EPS[t] * np.abs(ref) + 2.0**-24)
+    assert result.ok, result.describe(out, ref)
+
+
 # mixr-slice-dot's pattern, smaller: Q and K are column blocks of one [S, 3 * H * D]
 # buffer, split into H heads by reshape + transpose; K's block starts at column H * D.
 HEADS = """
@@ -191,10 +199,7 @@ def test_broadcast_scalar_operand_is_read_in_place(arch, t):
         run_host(module, "sa", [s, b, x, out], arch=arch)
     a = np.ascontiguousarray(np.broadcast_to(s, (3, 21, 24)))
     ref, tol = reference(a, b, t, "f32")
-    ref = ref + x.astype(np.float64)
-    tol = tol + OUT_EPS[t] * np.abs(ref) + 2.0**-24
-    result = compare(out, ref, tol)
-    assert result.ok, result.describe(out, ref)
+    check_plus(out, ref, tol, x, t)
 
 
 # mixr-tp-reshape-dot-add, smaller and ragged: heads [1, H, S, D] transposed to
@@ -228,7 +233,4 @@ def test_heads_merged_into_k_are_read_in_place(arch, t):
         run_host(module, "tp", [x, h, w, out], arch=arch)
     a = np.ascontiguousarray(h.transpose(0, 2, 1, 3).reshape(1, 37, 48))
     ref, tol = reference(a, w, t, "f32")
-    ref = ref + x.astype(np.float64)
-    tol = tol + OUT_EPS[t] * np.abs(ref) + 2.0**-24
-    result = compare(out, ref, tol)
-    assert result.ok, result.describe(out, ref)
+    check_plus(out, ref, tol, x, t)
