@@ -131,7 +131,11 @@ def test_deep_grids_keep_wide_tiles(arch_name, in_type):
 # smaller one under any tile, so it never needs a tile that moves more bytes per FLOP,
 # unless that tile fills the units better: a fuller last round, or more tiles resident
 # at once to hide the loads (i8 on gfx1100, 4x256x512x768: 64x64 over 32x128, whose
-# 256 registers leave room for fewer).
+# 256 registers leave room for fewer), or unless the MMA pipe bounds the bigger problem
+# where the smaller one waited on its loads, and the smaller problem's tile spends more
+# of that pipe per FLOP issuing its loop (i8 on gfx1100, 256x256x1024 -> 512x512x1024:
+# 16x128x256, one resident and latency-bound, then 64x32x256, three resident and
+# compute-bound, which transposes 8 B dwords a lane per k-tile against 32).
 CHAINS = [[GemmShape(1, m, m, 1024) for m in (256, 512, 1024, 2048, 4096, 8192)],
           [GemmShape(1, m, 4096, 4096) for m in (32, 64, 128, 256, 512, 1024, 2048)],
           [GemmShape(4, m, 2 * m, 768) for m in (128, 256, 512, 1024, 2048)]]
@@ -150,9 +154,17 @@ def test_bigger_problems_do_not_move_more_bytes_per_flop(arch_name, in_type):
                 # The smaller problem's tile, on this problem, fills the units worse.
                 same = [c for c in sel.ranked if _tile(c.config) == _tile(prev.config)]
                 assert not same or same[0].breakdown["fill"] < best.breakdown["fill"] or \
-                    same[0].breakdown["resident"] < best.breakdown["resident"], \
+                    same[0].breakdown["resident"] < best.breakdown["resident"] or \
+                    (best.breakdown["bound"] == "compute" != prev.breakdown["bound"]
+                     and _issue_per_flop(same[0]) > _issue_per_flop(best)), \
                     (shape, best.config, prev.config)
             prev = best
+
+
+def _issue_per_flop(candidate):
+    c = candidate.config
+    return candidate.breakdown["step_clocks"]["issue"] / (c.m_per_block * c.n_per_block
+                                                          * c.k_per_block)
 
 
 def _tile(config):
