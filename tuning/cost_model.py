@@ -105,13 +105,15 @@ class CostParams:
     lds_bytes_per_clock: int             # per CU
     load_latency: int                    # clocks from a global load's issue to its data
     sync_clocks: int                     # per k-tile: barriers, LDS store -> read latency
-    step_issue_clocks: int               # per tile and k-tile: the copy's and the loop's
-                                         # own instructions, issued on the MMA's SIMDs
+    step_issue_clocks: int               # per tile and k-tile: the loop's instructions
+                                         # LOOP does not count (all of them on gfx942),
+                                         # issued on the MMA's SIMDs
     source: str
     loop_instr_clocks: float             # per instruction of `loop_instructions` a wave
                                          # issues beside its MMAs, exposed on its SIMD
-    l2_bytes: int                        # L2 capacity (per XCD on gfx942)
-    l2_bytes_per_clock: float            # L2 bandwidth, all channels
+    l2_bytes: int                        # L2 capacity (one XCD's on gfx942: every
+                                         # XCD's workgroups touch all of A and B)
+    l2_bytes_per_clock: float            # L2 bandwidth, all channels (all XCDs)
 
     def units(self, arch: ArchInfo) -> int:
         return max(1, arch.cu_count // self.cus_per_unit)
@@ -139,6 +141,9 @@ COST_PARAMS: dict[str, CostParams] = {
         # per k-tile beside its MFMAs (bench_kernel_quality.py's loop mix); 128 loses
         # 4 of 36, 0 lets f32 4096^3 take a 64-byte k-tile.
         load_latency=1200, sync_clocks=100, step_issue_clocks=64,
+        # L2: 4 MiB per XCD, 16 channels x 128 bytes a clock each, 8 XCDs (CDNA3
+        # white paper); LOOP 0: the MFMAs run on the matrix core beside the VALU, and
+        # 1-8 clocks an instruction lose up to 4 of 36 fit GEMMs.
         loop_instr_clocks=0.0, l2_bytes=4 << 20, l2_bytes_per_clock=16384.0,
         source="MI300X data sheet; CDNA3 ISA (4 SIMDs, 512 VGPR+AGPR per lane); "
                "bandwidth scaled from the gfx1100 calibration"),
@@ -161,6 +166,8 @@ COST_PARAMS: dict[str, CostParams] = {
         # fit, 10/17 held-out (7 with ISSUE 0 at 1850 clocks); seed 000's facts hold
         # for 80 of the 100 settings searched, all with SYNC 300-800.
         load_latency=1600, sync_clocks=800, step_issue_clocks=128,
+        # L2 6 MiB (Navi 31); its bandwidth assumed 16 channels x 128 bytes (the
+        # figures hold from 1024 to 4096 bytes a clock). LOOP 2 clocks an instruction.
         loop_instr_clocks=2.0, l2_bytes=6 << 20, l2_bytes_per_clock=2048.0,
         source="Radeon PRO W7900 specs; RDNA3 ISA (2 SIMD32 per CU, 1536 VGPRs per "
                "lane); chip bandwidth calibrated to seed 000"),
@@ -177,6 +184,7 @@ COST_PARAMS: dict[str, CostParams] = {
         # ISSUE 256) holds 5/17 held-out with a worse worst ratio (2.11 against 1.69),
         # so the values stay.
         load_latency=2200, sync_clocks=950, step_issue_clocks=0,
+        # L2 8 MiB (Navi 48), bandwidth and LOOP as gfx1100's.
         loop_instr_clocks=2.0, l2_bytes=8 << 20, l2_bytes_per_clock=2048.0,
         source="RX 9070 XT specs; RDNA4 like RDNA3 per CU; bandwidth scaled from the "
                "gfx1100 calibration"),
@@ -294,8 +302,8 @@ def loop_instructions(arch: ArchInfo, config: PerfConfig, instr: MmaInstr, eb: i
     row-major B it transposes (B is N-contiguous, the MMA takes K-contiguous pairs:
     codegen/global_copy.py). bench_kernel_quality.py's loop mix counts the same: gfx942
     16x64x128 on 2 waves 10 loads, 10 writes, 12 reads, 32 VALU; gfx1100 128x128x128 on
-    8 waves 16, 16, 96, 32. A 16-row tile transposes 32/16 = 2 B dwords per MMA unit, a
-    64-row one 0.5: the term that weighs narrow-M tiles on RDNA."""
+    8 waves 16, 16, 96, 32. A lane transposes 32 / mPerBlock B dwords per 16x16x16 MMA
+    of its wave (2 at 16 rows, 0.5 at 64): what weighs narrow-M tiles on RDNA."""
     threads = config.num_waves * arch.wave_size
     mpb, npb, kpb = config.m_per_block, config.n_per_block, config.k_per_block
     loads = (ceil_div(mpb * kpb * eb, threads * VECTOR_BYTES)
