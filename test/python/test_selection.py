@@ -418,7 +418,8 @@ def test_loop_instructions_are_the_kernels_loop_mix():
     benchmarks/bench_kernel_quality.py counts them in the emitted main loop (row-major
     B): gfx942 16x64x128 on 2 waves 10 loads + 10 LDS writes + 12 LDS reads + 32
     v_perm; gfx1100 128x128x128 on 8 waves 16 + 16 + 96 (each operand read twice) +
-    32; gfx1201 4096^3's 256x256x64 on 16 waves 8 + 8 + 32 + 16."""
+    32. gfx1201 4096^3's 256x256x64 on 16 waves: 8 + 8 + 32 + 16 counted, where its loop
+    has 12 LDS writes (row-major B's transposed rows stored in 4 more)."""
     from accel.tuning.cost_model import loop_instructions
     for arch_name, tile, expected in (("gfx942", (16, 64, 128, 2), 10 + 10 + 12 + 32),
                                       ("gfx1100", (128, 128, 128, 8), 16 + 16 + 96 + 32),
