@@ -276,10 +276,13 @@ def misses(table, arch_filter=None) -> None:
         if theirs:
             lines.append("    origami's " + _reading(theirs[0]))
         else:
-            why = [r for c, r in sel.rejected
+            why = [r[0] for c, r in sel.rejected
                    if (c.m_per_block, c.n_per_block, c.k_per_block, mi(c)) == best_tile]
+            # The padding screen rejects every wave split of a tile, a register rule
+            # only some: name the screen where it applies.
+            why.sort(key=lambda r: not r.startswith("padding"))
             lines.append(f"    origami's {_t(best_tile)}: not a candidate"
-                         + (f" ({why[0][0]})" if why else " (not in the ladder)"))
+                         + (f" ({why[0]})" if why else " (not in the ladder)"))
         why = miss_cause(table, gemm, tile, best_tile, sel)
         lines.append(f"    cause: {why}")
         out.append((ratio, lines))
