@@ -4,8 +4,9 @@
     python benchmarks/fit_cost_model.py --arch gfx1100 --set load_latency=1850,sync_clocks=800
 
 Searches a grid of the physical constants `tuning/cost_model.py` takes per chip (load
-latency, per-k-tile SYNC and ISSUE, what one CU pulls from L2, the chip's cache
-bandwidth as a factor of the current one) and
+latency, per-k-tile SYNC and ISSUE, clocks per loop instruction, what one CU pulls from
+L2, the chip's cache bandwidth as a factor of the current one; `--set` also takes the
+L2's bandwidth, l2_bytes_per_clock) and
 scores each setting the way benchmarks/bench_selection.py does: on the GEMMs with M >= 32
 of the table's fit half, how many get a tile origami rates within 5% of its best, then the
 worst ratio, then the geometric mean ratio. It prints the best settings with the same
@@ -38,7 +39,8 @@ from accel.tuning.measured import MEASURED_ORDERS, MEASURED_RATES, MEASURED_TILE
 GRID = {
     "load_latency": (600, 900, 1200, 1600, 2000),
     "sync_clocks": (100, 300, 500, 800),
-    "step_issue_clocks": (0, 128, 256, 512, 768),
+    "step_issue_clocks": (0, 128, 256),
+    "loop_instr_clocks": (0.0, 2.0, 4.0),
     "cu_bytes_per_clock": (64.0,),
     "chip_scale": (1.0,),
 }
@@ -129,12 +131,11 @@ def main() -> None:
         mine = [g for g in gemms if g[0] == arch_name and g[3] >= 32]
         fit = [g for g in mine if not held_out(g, gemms)]
         test = [g for g in mine if held_out(g, gemms)]
+        apply(arch_name, {})
+        print(f"{arch_name} as tuning/cost_model.py has it: fit "
+              f"{_row(table, fit)}, held-out {_row(table, test)}")
         if args.set:
             settings = [parse_setting(args.set)]
-        elif args.top:
-            apply(arch_name, {})
-            print(f"{arch_name} as tuning/cost_model.py has it: fit "
-                  f"{_row(table, fit)}, held-out {_row(table, test)}")
         else:
             keys = list(GRID)
             settings = [dict(zip(keys, v)) for v in itertools.product(*GRID.values())]

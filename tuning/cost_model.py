@@ -18,10 +18,15 @@ The model, in clock cycles of the busiest unit:
               round may hold fewer).
   per k-step  of one round (kPB of K; K is padded to whole k-steps):
                 compute  r * (2*mPB*nPB*kPB / (MMA FLOPs per clock * MMA efficiency
-                         * share of the unit's SIMDs that have a wave) + ISSUE): ISSUE
-                         is a tile's own copy and loop instructions per k-tile, issued
-                         from the waves that issue its MMAs (on RDNA WMMA runs on the
-                         VALU itself), so no other tile hides them
+                         * share of the unit's SIMDs that have a wave) + ISSUE + LOOP):
+                         ISSUE is a tile's fixed loop overhead per k-tile (waits,
+                         barriers, scalar loop code), LOOP its counted instructions
+                         (`loop_instructions`: loads, LDS writes and reads, B transposes)
+                         at `loop_instr_clocks` each, times its waves per SIMD. Both are
+                         issued from the waves that issue its MMAs, so no other tile
+                         hides them. LOOP is charged on RDNA only, where WMMA runs on
+                         the VALU itself; a CDNA3 MFMA runs on the matrix core while the
+                         wave issues its other instructions
                 LDS      r * (A and B tile writes + every wave's fragment reads,
                          gfx1100 reads each operand twice: lanes 16-31 repeat 0-15)
                          / LDS bytes per clock
@@ -45,7 +50,8 @@ The model, in clock cycles of the busiest unit:
               a one-step kernel pays the latency once).
   epilogue    r * mPB*nPB*out bytes / per-unit bandwidth per round.
   chip-wide   the larger of: every workgroup's operand and C traffic over the chip's
-              cache bandwidth (L2 and Infinity Cache absorb the re-reads), and A, B
+              cache bandwidth (L2 and Infinity Cache absorb the re-reads; the L2's own
+              bandwidth when A, B and C fit in it, `cache_bytes_per_clock`), and A, B
               and C once over DRAM bandwidth (what bounds decode: no B byte is reused).
 
 Arithmetic intensity enters through the LDS and global terms, padding waste through
@@ -63,7 +69,12 @@ measurements still hold (tuning/measured.py: the three rates tested to 15%, now 
 origami rewards and accel's kernel does not are mostly outside these constants (its
 CUs where accel's code objects fill WGPs, its layout, its split K:
 benchmarks/bench_selection.py). gfx1201 keeps gfx1100's ~740 and ~320 ns at
-its clock as they were before ISSUE (no setting of the grid did better on both halves). The model reads no
+its clock as they were before ISSUE (no setting of the grid did better on both halves).
+LOOP's clocks per instruction (2 on both RDNA chips: a wave32 instruction's issue
+cycle and the one its WMMA-occupied VALU loses to it; 1 loses gfx1100 a held-out GEMM,
+3-4 lose 5-11 of its fit ones) and the L2's capacity and bandwidth (datasheet sizes;
+the figures are the same from 1024 to 4096 bytes per clock, since other terms bound
+the tiles once the re-reads are cheap) were searched the same way. The model reads no
 table at run time.
 """
 
@@ -94,9 +105,15 @@ class CostParams:
     lds_bytes_per_clock: int             # per CU
     load_latency: int                    # clocks from a global load's issue to its data
     sync_clocks: int                     # per k-tile: barriers, LDS store -> read latency
-    step_issue_clocks: int               # per tile and k-tile: the copy's and the loop's
-                                         # own instructions, issued on the MMA's SIMDs
+    step_issue_clocks: int               # per tile and k-tile: the loop's instructions
+                                         # LOOP does not count (all of them on gfx942),
+                                         # issued on the MMA's SIMDs
     source: str
+    loop_instr_clocks: float             # per instruction of `loop_instructions` a wave
+                                         # issues beside its MMAs, exposed on its SIMD
+    l2_bytes: int                        # L2 capacity (one XCD's on gfx942: every
+                                         # XCD's workgroups touch all of A and B)
+    l2_bytes_per_clock: float            # L2 bandwidth, all channels (all XCDs)
 
     def units(self, arch: ArchInfo) -> int:
         return max(1, arch.cu_count // self.cus_per_unit)
@@ -124,6 +141,10 @@ COST_PARAMS: dict[str, CostParams] = {
         # per k-tile beside its MFMAs (bench_kernel_quality.py's loop mix); 128 loses
         # 4 of 36, 0 lets f32 4096^3 take a 64-byte k-tile.
         load_latency=1200, sync_clocks=100, step_issue_clocks=64,
+        # L2: 4 MiB per XCD, 16 channels x 128 bytes a clock each, 8 XCDs (CDNA3
+        # white paper); LOOP 0: the MFMAs run on the matrix core beside the VALU, and
+        # 1-8 clocks an instruction lose up to 4 of 36 fit GEMMs.
+        loop_instr_clocks=0.0, l2_bytes=4 << 20, l2_bytes_per_clock=16384.0,
         source="MI300X data sheet; CDNA3 ISA (4 SIMDs, 512 VGPR+AGPR per lane); "
                "bandwidth scaled from the gfx1100 calibration"),
     "gfx1100": CostParams(
@@ -145,6 +166,9 @@ COST_PARAMS: dict[str, CostParams] = {
         # fit, 10/17 held-out (7 with ISSUE 0 at 1850 clocks); seed 000's facts hold
         # for 80 of the 100 settings searched, all with SYNC 300-800.
         load_latency=1600, sync_clocks=800, step_issue_clocks=128,
+        # L2 6 MiB (Navi 31); its bandwidth assumed 16 channels x 128 bytes (the
+        # figures hold from 1024 to 4096 bytes a clock). LOOP 2 clocks an instruction.
+        loop_instr_clocks=2.0, l2_bytes=6 << 20, l2_bytes_per_clock=2048.0,
         source="Radeon PRO W7900 specs; RDNA3 ISA (2 SIMD32 per CU, 1536 VGPRs per "
                "lane); chip bandwidth calibrated to seed 000"),
     "gfx1201": CostParams(
@@ -160,6 +184,8 @@ COST_PARAMS: dict[str, CostParams] = {
         # ISSUE 256) holds 5/17 held-out with a worse worst ratio (2.11 against 1.69),
         # so the values stay.
         load_latency=2200, sync_clocks=950, step_issue_clocks=0,
+        # L2 8 MiB (Navi 48), bandwidth and LOOP as gfx1100's.
+        loop_instr_clocks=2.0, l2_bytes=8 << 20, l2_bytes_per_clock=2048.0,
         source="RX 9070 XT specs; RDNA4 like RDNA3 per CU; bandwidth scaled from the "
                "gfx1100 calibration"),
 }
@@ -174,6 +200,10 @@ FP8_MMA_FLOPS_PER_CLOCK = {"gfx942": (4096, ("f8E4M3FNUZ", "f8E5M2FNUZ")),
 for _arch, (_rate, _types) in FP8_MMA_FLOPS_PER_CLOCK.items():
     COST_PARAMS[_arch].mma_flops_per_clock.update(dict.fromkeys(_types, _rate))
 
+
+# Bytes one lane moves with one global load or LDS access of the copy and fragment
+# reads (buffer_load_dwordx4, ds_read_b128 / ds_write_b128).
+VECTOR_BYTES = 16
 
 # Global memory moves whole cache lines (128 bytes in the L2 of CDNA3 and RDNA3/4).
 LINE_BYTES = 128
@@ -229,6 +259,14 @@ class ConfigTerms:
     num_waves: int
     depth: int
     elem_bytes: int
+    loop_instructions: float
+
+    @functools.cached_property
+    def loop_clocks(self) -> float:
+        """Clocks a SIMD spends per k-tile issuing its waves' `loop_instructions`: every
+        wave of the tile on it (num_waves over the unit's SIMDs, at least one)."""
+        return (self.params.loop_instr_clocks * self.loop_instructions
+                * max(1.0, self.num_waves / self.simds))
 
     @functools.cached_property
     def own_work(self) -> float:
@@ -253,7 +291,27 @@ def config_terms(arch: ArchInfo, in_type: str, config: PerfConfig, instr: MmaIns
         lds_traffic=(reads + mpb + npb) * kpb * eb,
         mma_rate=p.mma_flops_per_clock[in_type] * width * mma_efficiency(instr),
         simds=p.simds_per_cu * width, num_waves=config.num_waves,
-        depth=pipeline_depth(arch, config), elem_bytes=eb)
+        depth=pipeline_depth(arch, config), elem_bytes=eb,
+        loop_instructions=loop_instructions(arch, config, instr, eb))
+
+
+def loop_instructions(arch: ArchInfo, config: PerfConfig, instr: MmaInstr, eb: int) -> float:
+    """Instructions besides its MMAs one wave issues per k-tile of the main loop: the
+    copy's global loads and LDS writes (VECTOR_BYTES a lane each), its LDS fragment reads
+    (VECTOR_BYTES a lane, each operand twice on gfx1100) and one v_perm per dword of
+    row-major B it transposes (B is N-contiguous, the MMA takes K-contiguous pairs:
+    codegen/global_copy.py). bench_kernel_quality.py's loop mix counts the same: gfx942
+    16x64x128 on 2 waves 10 loads, 10 writes, 12 reads, 32 VALU; gfx1100 128x128x128 on
+    8 waves 16, 16, 96, 32. A lane transposes 32 / mPerBlock B dwords per 16x16x16 MMA
+    of its wave (2 at 16 rows, 0.5 at 64): what weighs narrow-M tiles on RDNA."""
+    threads = config.num_waves * arch.wave_size
+    mpb, npb, kpb = config.m_per_block, config.n_per_block, config.k_per_block
+    loads = (ceil_div(mpb * kpb * eb, threads * VECTOR_BYTES)
+             + ceil_div(kpb * npb * eb, threads * VECTOR_BYTES))
+    reads = (lds_read_duplication(arch, instr) * (config.m_per_wave + config.n_per_wave)
+             * kpb * eb / (arch.wave_size * VECTOR_BYTES))
+    transposes = kpb * npb * eb / 4 / threads
+    return 2 * loads + reads + transposes
 
 
 def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
@@ -297,7 +355,7 @@ def _step_terms(t: ConfigTerms, r: int) -> tuple[float, float, float, float]:
     p = t.params
     transfer = r * t.global_bytes / (p.cu_bytes_per_clock * t.width)
     return (r * (t.flops / (t.mma_rate * min(1.0, r * t.num_waves / t.simds))
-                 + p.step_issue_clocks),
+                 + p.step_issue_clocks + t.loop_clocks),
             r * t.lds_traffic / (p.lds_bytes_per_clock * t.width),
             transfer,
             (p.load_latency + transfer) / max(t.depth, 1))
@@ -351,9 +409,19 @@ def _clocks(t: ConfigTerms, out_type: str,
     pm, pn, _ = launch.padded
     g = launch.grid[2]
     once = g * ((pm + pn) * pk * t.elem_bytes + pm * pn * ELEMENT_BYTES[out_type])
-    t_cache = grid * (steps * t.global_bytes + tile_out) / p.chip_bytes_per_clock
+    t_cache = grid * (steps * t.global_bytes + tile_out) / cache_bytes_per_clock(p, once)
     t_dram = once / p.dram_bytes_per_clock
     return t_unit, max(t_cache, t_dram), per_unit, resident, t_dram > t_cache
+
+
+def cache_bytes_per_clock(p: CostParams, operand_bytes: int) -> float:
+    """The chip's bandwidth for the workgroups' re-reads of A and B: the L2's when A, B
+    and C (`operand_bytes`) fit in it, so every re-read after the first is an L2 hit,
+    else the calibrated bandwidth of the caches behind it (`chip_bytes_per_clock`: L2
+    and Infinity Cache together, what the big GEMMs seed 000 measured come to)."""
+    if operand_bytes <= p.l2_bytes:
+        return max(p.chip_bytes_per_clock, p.l2_bytes_per_clock)
+    return p.chip_bytes_per_clock
 
 
 def estimate_us(t: ConfigTerms, out_type: str, launch: Launch) -> float:
@@ -404,9 +472,11 @@ def estimate_terms(t: ConfigTerms, out_type: str, shape: GemmShape,
         "bound": bound,
         # One k-step of a round of `resident` tiles, in clocks: the largest of the
         # shared pipes (compute, lds, global) and one tile's chain (its own work or the
-        # wait for its loads, plus sync; cost_model's docstring).
+        # wait for its loads, plus sync; cost_model's docstring). "issue": the part of
+        # one tile's compute that is its loop's own instructions (ISSUE + loop_clocks).
         "step_clocks": {**{k: round(v) for k, v in zip(STEP_LIMITS, terms)}, "sync": sync,
-                        "chain": round(chain)},
+                        "chain": round(chain),
+                        "issue": round(p.step_issue_clocks + t.loop_clocks)},
         "unit_us": round(t_unit / (p.clock_ghz * 1e3), 3),
         "chip_us": round(t_chip / (p.clock_ghz * 1e3), 3),
     }

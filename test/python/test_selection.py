@@ -131,7 +131,11 @@ def test_deep_grids_keep_wide_tiles(arch_name, in_type):
 # smaller one under any tile, so it never needs a tile that moves more bytes per FLOP,
 # unless that tile fills the units better: a fuller last round, or more tiles resident
 # at once to hide the loads (i8 on gfx1100, 4x256x512x768: 64x64 over 32x128, whose
-# 256 registers leave room for fewer).
+# 256 registers leave room for fewer), or unless the MMA pipe bounds the bigger problem
+# where the smaller one waited on its loads, and the smaller problem's tile spends more
+# of that pipe per FLOP issuing its loop (i8 on gfx1100, 256x256x1024 -> 512x512x1024:
+# 16x128x256, one resident and latency-bound, then 64x32x256, three resident and
+# compute-bound, which transposes 8 B dwords a lane per k-tile against 32).
 CHAINS = [[GemmShape(1, m, m, 1024) for m in (256, 512, 1024, 2048, 4096, 8192)],
           [GemmShape(1, m, 4096, 4096) for m in (32, 64, 128, 256, 512, 1024, 2048)],
           [GemmShape(4, m, 2 * m, 768) for m in (128, 256, 512, 1024, 2048)]]
@@ -150,9 +154,17 @@ def test_bigger_problems_do_not_move_more_bytes_per_flop(arch_name, in_type):
                 # The smaller problem's tile, on this problem, fills the units worse.
                 same = [c for c in sel.ranked if _tile(c.config) == _tile(prev.config)]
                 assert not same or same[0].breakdown["fill"] < best.breakdown["fill"] or \
-                    same[0].breakdown["resident"] < best.breakdown["resident"], \
+                    same[0].breakdown["resident"] < best.breakdown["resident"] or \
+                    (best.breakdown["bound"] == "compute" != prev.breakdown["bound"]
+                     and _issue_per_flop(same[0]) > _issue_per_flop(best)), \
                     (shape, best.config, prev.config)
             prev = best
+
+
+def _issue_per_flop(candidate):
+    c = candidate.config
+    return candidate.breakdown["step_clocks"]["issue"] / (c.m_per_block * c.n_per_block
+                                                          * c.k_per_block)
 
 
 def _tile(config):
@@ -392,3 +404,63 @@ def test_config_terms_take_a_variant_of_the_chips_constants():
     # 144 tiles: 3 per WGP, 2 on the busiest CU, whose unit finishes at another time.
     launch = geometry(arch, GemmShape(1, 1536, 1536, 1024), prep.config)
     assert estimate_parts(cu, "f16", launch)[1] != estimate_parts(wgp, "f16", launch)[1]
+
+
+def _prepared(arch_name, in_type, mpb, npb, kpb, waves):
+    arch = get_arch(arch_name)
+    return next(p for p in _ladder(arch, in_type, in_type, None, None, 1)[0]
+                if (p.config.m_per_block, p.config.n_per_block, p.config.k_per_block,
+                    p.config.num_waves) == (mpb, npb, kpb, waves))
+
+
+def test_loop_instructions_are_the_kernels_loop_mix():
+    """The instructions a wave issues per k-tile beside its MMAs, as
+    benchmarks/bench_kernel_quality.py counts them in the emitted main loop (row-major
+    B): gfx942 16x64x128 on 2 waves 10 loads + 10 LDS writes + 12 LDS reads + 32
+    v_perm; gfx1100 128x128x128 on 8 waves 16 + 16 + 96 (each operand read twice) +
+    32. gfx1201 4096^3's 256x256x64 on 16 waves: 8 + 8 + 32 + 16 counted, where its loop
+    has 12 LDS writes (row-major B's transposed rows stored in 4 more)."""
+    from accel.tuning.cost_model import loop_instructions
+    for arch_name, tile, expected in (("gfx942", (16, 64, 128, 2), 10 + 10 + 12 + 32),
+                                      ("gfx1100", (128, 128, 128, 8), 16 + 16 + 96 + 32),
+                                      ("gfx1201", (256, 256, 64, 16), 8 + 8 + 32 + 16)):
+        p = _prepared(arch_name, "f16", *tile)
+        assert p.terms.loop_instructions == expected, (arch_name, tile)
+        assert loop_instructions(get_arch(arch_name), p.config, p.instr, 2) == expected
+
+
+def test_loop_issue_is_charged_where_the_mma_shares_the_valu():
+    """RDNA's WMMA runs on the VALU, so every wave's loop instructions on a SIMD add to
+    its MMA time; a CDNA3 MFMA runs on the matrix core while they issue (gfx942: 0).
+    A narrow-M tile transposes more B per FLOP: 16x128 issues more per MMA than 64x32."""
+    assert _prepared("gfx942", "f16", 16, 64, 128, 2).terms.loop_clocks == 0
+    for arch_name in ("gfx1100", "gfx1201"):
+        p = params_for(get_arch(arch_name))
+        four = _prepared(arch_name, "f16", 64, 64, 64, 4).terms
+        sixteen = _prepared(arch_name, "f16", 128, 128, 64, 16).terms
+        assert four.loop_clocks == p.loop_instr_clocks * four.loop_instructions
+        # 16 waves on a WGP's 4 SIMDs: each SIMD issues four waves' instructions.
+        assert sixteen.loop_clocks == 4 * p.loop_instr_clocks * sixteen.loop_instructions
+        narrow = _prepared(arch_name, "f16", 16, 128, 128, 4).terms
+        wide = _prepared(arch_name, "f16", 64, 32, 128, 4).terms
+        assert narrow.loop_clocks / narrow.flops > wide.loop_clocks / wide.flops
+
+
+@pytest.mark.parametrize("arch_name", ["gfx942", "gfx1100", "gfx1201"])
+def test_re_reads_hit_the_l2_when_the_operands_fit(arch_name):
+    """Every workgroup's A and B re-reads are served at the L2's bandwidth when A, B and
+    C fit in it, and at the caches' calibrated bandwidth behind it otherwise: the same
+    tile's chip-wide time per byte moved is lower on the GEMM that fits."""
+    from accel.tuning.cost_model import cache_bytes_per_clock
+    arch = get_arch(arch_name)
+    p = params_for(arch)
+    assert cache_bytes_per_clock(p, p.l2_bytes) == p.l2_bytes_per_clock > p.chip_bytes_per_clock
+    assert cache_bytes_per_clock(p, p.l2_bytes + 1) == p.chip_bytes_per_clock
+    prep = _prepared(arch_name, "f16", 64, 64, 64, 4)
+    small, large = GemmShape(1, 512, 512, 512), GemmShape(1, 4096, 4096, 4096)
+    assert 3 * 512 * 512 * 2 <= p.l2_bytes < 3 * 4096 * 4096 * 2
+    chip = {}
+    for shape in (small, large):
+        _, b = estimate_terms(prep.terms, "f16", shape, geometry(arch, shape, prep.config))
+        chip[shape] = b["chip_us"] / (shape.m * shape.n * shape.k)
+    assert chip[small] < chip[large]
