@@ -47,7 +47,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
-from accel.cache import KernelCache
 from accel.compiled import CompiledKernel, CompileResult
 from accel.diagnostics import AccelError
 
@@ -64,9 +63,12 @@ def _compiler():
 
 
 # concurrent.futures and multiprocessing (~12 ms of imports) load when a batch first
-# needs an executor: a one-GEMM compile runs in this process.
+# needs an executor: a one-GEMM compile runs in this process. The cache (with hashlib,
+# ~4 ms) loads when a batch has one.
 if TYPE_CHECKING:
     import concurrent.futures as cf
+
+    from accel.cache import KernelCache
 
 # The flags' vocabulary (accel-compile --help) and the flags' defaults; None = required.
 SPEC_DEFAULTS = {
@@ -504,6 +506,7 @@ def _ignore_interrupts() -> None:
 def _open_cache(cache) -> KernelCache | None:
     if cache is None or cache is False:
         return None
+    from accel.cache import KernelCache
     if cache is True:
         return KernelCache()
     if isinstance(cache, KernelCache):

@@ -7,6 +7,26 @@ touches this file only.
 
 import sys
 
+# flydsl's own __init__.py imports its autotuner (logging, statistics, pathlib, the
+# autotuner's cache: 40 modules, ~25 ms of a ~130 ms import of the bindings), which
+# accel never uses: where flydsl is not loaded yet, its package module is made without
+# running that body, which then runs on the first use of an attribute it defines
+# (`flydsl.__version__`, `flydsl.autotune`), so the package stays whole to other code.
+_BARE_PACKAGE = None
+if "flydsl" not in sys.modules:
+    import importlib.util
+
+    _spec = importlib.util.find_spec("flydsl")
+    _BARE_PACKAGE = importlib.util.module_from_spec(_spec)
+
+    def _run_package_body(name: str):
+        del _BARE_PACKAGE.__getattr__
+        _spec.loader.exec_module(_BARE_PACKAGE)
+        return getattr(_BARE_PACKAGE, name)
+
+    _BARE_PACKAGE.__getattr__ = _run_package_body
+    sys.modules["flydsl"] = _BARE_PACKAGE
+
 # The bindings' ir.py imports numpy optionally (`try: import numpy`), only to register
 # Python builders of F64/I32/I64/IndexElementsAttr, which none of the bindings' dialect
 # modules and no accel code uses. numpy's import is ~60 ms of a ~0.45 s one-GEMM
