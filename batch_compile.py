@@ -138,7 +138,9 @@ def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
             raise AccelError(err.message, _in_file(err.location, filename)) from None
         try:
             if migraphx:
-                FromMigraphx().run(module)
+                # The arch option reaches functions without their own (rock.arch = ""),
+                # as compile_module_batch's launches read them (api.module_launches).
+                FromMigraphx(arch=arch or "").run(module)
             gemms, arch = compiled_gemms(module, arch)
             if any(not isinstance(v.owner, ir.Block) for gm in gemms for v in gm.op.operands):
                 # An operand made in the module (a chain, a constant) may fold into the

@@ -39,7 +39,6 @@ from accel.passes.gemm_to_gpu import GemmToGpu, lower_gemms
 from accel.passes.grouped_dispatch import GroupedDispatch
 from accel.passes.lower_pack import LowerPack, PackKernel, lower_packs
 from accel.passes.plan_kernel import PlanKernel
-from accel.passes import wmma_banks
 from accel.passes.registry import option, register
 from accel.pipelines.textual import PipelinePass, Step, UpstreamSegment, run_steps
 from accel.target.database import ARCHES
@@ -99,6 +98,16 @@ def serialization(fmt: str = "bin") -> str:
     return f"gpu-module-to-binary{{format={fmt}}}"
 
 
+def wmma_banks_for(arch: str):
+    """passes/wmma_banks.py where its pass serializes `arch`'s kernels, else None. It is
+    for WMMA chips alone: an MFMA chip's compile does not load it and its register-value
+    analysis (~4 ms of imports, python -X importtime)."""
+    if ARCHES[arch].mma_kind != "wmma":
+        return None
+    from accel.passes import wmma_banks
+    return wmma_banks if wmma_banks.applies(arch) else None
+
+
 def binaries(module: ir.Module) -> dict[str, bytes]:
     """Object bytes of each `gpu.binary` (keyed by symbol) after gpu-module-to-binary."""
     out = {}
@@ -147,8 +156,9 @@ class KernelPipeline(PipelinePass):
         """gpu.module -> gpu.binary in `fmt` (the library reads the ELF and its assembly
         from one backend run: pipelines/serialize.py). On WMMA chips LLVM's assembly is
         renumbered by accel-wmma-banks (seed 002's register banks) and assembled there."""
-        if wmma_banks.applies(self.arch):
-            return [UpstreamSegment(LLVM_ASSEMBLY, verify=False), wmma_banks.WmmaBanks(format=fmt)]
+        banks = wmma_banks_for(self.arch)
+        if banks is not None:
+            return [UpstreamSegment(LLVM_ASSEMBLY, verify=False), banks.WmmaBanks(format=fmt)]
         return [UpstreamSegment(serialization(fmt), verify=False)]
 
     def steps(self) -> list[Step]:
