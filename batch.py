@@ -461,8 +461,13 @@ def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
     import takes, and no worker inherits a parent's MLIR context or its threads. Workers
     ignore Ctrl-C: the parent is interrupted, cancels what is queued, and lets each worker
     finish its one compile."""
+    context = _pool_context()
+    # The server starts first: its import of the compiler then overlaps this process's
+    # import of concurrent.futures and the pool's set-up (its queues, the resource
+    # tracker's process), which came before the first submit started it.
+    _start_server(context)
     import concurrent.futures as cf
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                   initializer=_ignore_interrupts)
 
 
@@ -480,7 +485,11 @@ def start_local_pool_server() -> None:
     """Start the server that local_process_pool's workers fork from (once a process), so
     that its import of the compiler overlaps this process's own work before the first
     unit is handed out. Nothing to start where workers are spawned."""
-    if _pool_context().get_start_method() == "forkserver":
+    _start_server(_pool_context())
+
+
+def _start_server(context) -> None:
+    if context.get_start_method() == "forkserver":
         from multiprocessing import forkserver
         forkserver.ensure_running()
 
