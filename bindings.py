@@ -5,6 +5,7 @@ here, so switching binding provider (flydsl today, upstream `mlir` wheels later)
 touches this file only.
 """
 
+import importlib.util
 import sys
 
 # flydsl's own __init__.py imports its autotuner (logging, statistics, pathlib, the
@@ -12,11 +13,8 @@ import sys
 # accel never uses: where flydsl is not loaded yet, its package module is made without
 # running that body, which then runs on the first use of an attribute it defines
 # (`flydsl.__version__`, `flydsl.autotune`), so the package stays whole to other code.
-_BARE_PACKAGE = None
-if "flydsl" not in sys.modules:
-    import importlib.util
-
-    _spec = importlib.util.find_spec("flydsl")
+_spec = importlib.util.find_spec("flydsl") if "flydsl" not in sys.modules else None
+if _spec is not None:   # (not installed: the import below says so)
     _BARE_PACKAGE = importlib.util.module_from_spec(_spec)
 
     def _run_package_body(name: str):
