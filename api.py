@@ -306,37 +306,6 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool,
     return CompileResult(pipeline.arch, tuple(out), workspace, host)
 
 
-def module_launches(text: str, arch: str | None, kernels, workspace: dict | None,
-                    filename: str = "<module>") -> list[dict]:
-    """The launches section of a module (MLIR or MIGraphX text) whose kernels were
-    compiled elsewhere (a batch's units, accel/batch.py): its host functions read after
-    the same preparation compile_module gives them (the MIGraphX front end first), the
-    workspace marked from `kernels`' metadata. AccelError if a launch names a kernel
-    that is not among `kernels` (the units were named apart differently)."""
-    from accel.launches import host_launches, mark_workspace
-    from accel.migraphx import looks_like_migraphx, translate
-    from accel.passes.from_migraphx import FromMigraphx
-    migraphx = looks_like_migraphx(text)
-    with _contexts.get():
-        try:
-            module = ir.Module.parse(translate(text, filename) if migraphx else text)
-        except ir.MLIRError as e:
-            raise mlir_error(e) from None
-        if migraphx:
-            # The arch option reaches functions without their own, as the units' does.
-            FromMigraphx(arch=arch or "").run(module)
-        _, arch = compiled_gemms(module, arch)
-        KernelPipeline(arch=arch).to_kernel_ir(module)
-        host = host_launches(module)
-    by_symbol = {k.symbol: k.metadata for k in kernels}
-    for fn in host:
-        for launch in fn["launches"]:
-            if launch["kernel"] not in by_symbol:
-                raise AccelError(f"@{fn['function']} launches '{launch['kernel']}', which "
-                                 f"the batch did not compile")
-    return mark_workspace(host, by_symbol, workspace)
-
-
 def launch_order(module: ir.Module) -> list[str]:
     """Kernel symbols in the order the host code first launches them: the order a graph
     compiler must run them in (a pack kernel before the gemm that reads its output)."""

@@ -279,17 +279,16 @@ def compile_module_batch(text: str, *, filename: str = "<module>", arch: str | N
         # server starts first, on another core. Not for a module of one kernel op, which
         # compiles in this process.
         start_local_pool_server()
-    units = _compiler().gemm_units(text, filename, arch)
+    compiler = _compiler()
+    units, host = compiler.gemm_units(text, filename, arch)
     result = _run(units, [], executor=executor, jobs=jobs, cache=cache,
                   assembly=assembly, progress=progress)
     if not result.ok:
         return result
     # The units are the module's kernel ops alone; how its host functions run their
     # kernels is read from the whole module (accel/launches.py), as compile_module does.
-    with compiler_load_guard():
-        api = importlib.import_module("accel.api")
-    return replace(result, launches=api.module_launches(text, arch, result.kernels,
-                                                        result.workspace, filename))
+    return replace(result, launches=compiler.module_launches(host, arch, result.kernels,
+                                                             result.workspace))
 
 
 _KERNEL_OP_NAME = re.compile(r"\b(?:accel|migraphx)\.\w+")
