@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import struct
 import threading
+from typing import TYPE_CHECKING
 
 from accel import validate
 from accel.bindings import ir, new_context
-from accel.codegen.copy import CopyKernel
-from accel.codegen.elementwise import ElementwiseKernel
-from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
 from accel.codegen.split_k_reduce import ReductionKernel
-from accel.codegen.tile_list import TileListKernel
 from accel.compiled import CompiledKernel, CompileResult
 from accel.dialect.accel_tile import AccelTile
 from accel.dialect.copy import CopyOp
@@ -44,16 +41,23 @@ from accel.dialect.ir_helpers import collect_ops
 from accel.dialect.verify import verify_module
 from accel.dialect.perf_config import PerfConfig
 from accel.diagnostics import AccelError, mlir_error
-from accel.launches import host_launches, mark_workspace
 from accel.passes.lower_pack import BLOCK as PACK_BLOCK, PackKernel
 from accel.pipelines.kernel import KernelPipeline
 from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import run_steps
 from accel.target.database import get_arch
-from accel.tuning.grouped_dispatch import dispatch, load_table
 from accel.tuning.selection import select
 from accel.tuning.split_k import choose_split_k
 from accel.tuning.validity import MAX_OPERAND_BYTES
+
+# The other kernel kinds' codegen, the grouped gemm's dispatch and the host launches
+# load where a compile needs them: a GEMM's kernels (compile_gemm, a batch's unit)
+# need none of them (~15 ms of imports, python -X importtime).
+if TYPE_CHECKING:
+    from accel.codegen.copy import CopyKernel
+    from accel.codegen.elementwise import ElementwiseKernel
+    from accel.codegen.grouped import GroupedGemmKernel
+    from accel.codegen.tile_list import TileListKernel
 
 
 def default_out_type(in_type: str) -> str:
@@ -270,7 +274,10 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool,
     pipeline = KernelPipeline(arch=arch)
     lowered = pipeline.to_kernel_ir(module)
     order = launch_order(module)
-    host = host_launches(module) if want_launches else None
+    host = None
+    if want_launches:
+        from accel.launches import host_launches
+        host = host_launches(module)
     # Only the kernels are lowered: the result is their code objects, so the host
     # function (HOST_LOWERING's work, ~2 ms) is dropped unlowered.
     run_steps(module, pipeline.kernel_steps())
@@ -294,38 +301,9 @@ def _compile(module: ir.Module, arch: str | None, want_assembly: bool,
         workspace = {"bytes": workspace["bytes"] + sum(b["bytes"] for b in partials),
                      "buffers": workspace["buffers"] + partials}
     if host is not None:
+        from accel.launches import mark_workspace
         host = mark_workspace(host, {k.symbol: k.metadata for k in out}, workspace)
     return CompileResult(pipeline.arch, tuple(out), workspace, host)
-
-
-def module_launches(text: str, arch: str | None, kernels, workspace: dict | None,
-                    filename: str = "<module>") -> list[dict]:
-    """The launches section of a module (MLIR or MIGraphX text) whose kernels were
-    compiled elsewhere (a batch's units, accel/batch.py): its host functions read after
-    the same preparation compile_module gives them (the MIGraphX front end first), the
-    workspace marked from `kernels`' metadata. AccelError if a launch names a kernel
-    that is not among `kernels` (the units were named apart differently)."""
-    from accel.migraphx import looks_like_migraphx, translate
-    from accel.passes.from_migraphx import FromMigraphx
-    migraphx = looks_like_migraphx(text)
-    with _contexts.get():
-        try:
-            module = ir.Module.parse(translate(text, filename) if migraphx else text)
-        except ir.MLIRError as e:
-            raise mlir_error(e) from None
-        if migraphx:
-            # The arch option reaches functions without their own, as the units' does.
-            FromMigraphx(arch=arch or "").run(module)
-        _, arch = compiled_gemms(module, arch)
-        KernelPipeline(arch=arch).to_kernel_ir(module)
-        host = host_launches(module)
-    by_symbol = {k.symbol: k.metadata for k in kernels}
-    for fn in host:
-        for launch in fn["launches"]:
-            if launch["kernel"] not in by_symbol:
-                raise AccelError(f"@{fn['function']} launches '{launch['kernel']}', which "
-                                 f"the batch did not compile")
-    return mark_workspace(host, by_symbol, workspace)
 
 
 def launch_order(module: ir.Module) -> list[str]:
@@ -578,6 +556,7 @@ def grouped_gemm_module_text(arch: str, *, groups: int, n: int, k: int, max_seq_
     config = (perf_config if isinstance(perf_config, PerfConfig)
               else PerfConfig.parse(perf_config, info.mma_kind) if perf_config is not None
               else None)
+    from accel.tuning.grouped_dispatch import dispatch, load_table
     table = load_table(dispatch_table) if config is None else None
     chosen = dispatch(info, groups=groups, n=n, k=k, max_seq_len=max_seq_len,
                       total_rows=total_rows, in_type=in_type, out_type=out_type, mode=mode,

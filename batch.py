@@ -47,7 +47,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
-from accel.cache import KernelCache
 from accel.compiled import CompiledKernel, CompileResult
 from accel.diagnostics import AccelError
 
@@ -64,9 +63,12 @@ def _compiler():
 
 
 # concurrent.futures and multiprocessing (~12 ms of imports) load when a batch first
-# needs an executor: a one-GEMM compile runs in this process.
+# needs an executor: a one-GEMM compile runs in this process. The cache (with hashlib,
+# ~4 ms) loads when a batch has one.
 if TYPE_CHECKING:
     import concurrent.futures as cf
+
+    from accel.cache import KernelCache
 
 # The flags' vocabulary (accel-compile --help) and the flags' defaults; None = required.
 SPEC_DEFAULTS = {
@@ -277,17 +279,16 @@ def compile_module_batch(text: str, *, filename: str = "<module>", arch: str | N
         # server starts first, on another core. Not for a module of one kernel op, which
         # compiles in this process.
         start_local_pool_server()
-    units = _compiler().gemm_units(text, filename, arch)
+    compiler = _compiler()
+    units, host = compiler.gemm_units(text, filename, arch)
     result = _run(units, [], executor=executor, jobs=jobs, cache=cache,
                   assembly=assembly, progress=progress)
     if not result.ok:
         return result
     # The units are the module's kernel ops alone; how its host functions run their
     # kernels is read from the whole module (accel/launches.py), as compile_module does.
-    with compiler_load_guard():
-        api = importlib.import_module("accel.api")
-    return replace(result, launches=api.module_launches(text, arch, result.kernels,
-                                                        result.workspace, filename))
+    return replace(result, launches=compiler.module_launches(host, arch, result.kernels,
+                                                             result.workspace))
 
 
 _KERNEL_OP_NAME = re.compile(r"\b(?:accel|migraphx)\.\w+")
@@ -459,8 +460,13 @@ def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
     import takes, and no worker inherits a parent's MLIR context or its threads. Workers
     ignore Ctrl-C: the parent is interrupted, cancels what is queued, and lets each worker
     finish its one compile."""
+    context = _pool_context()
+    # The server starts first: its import of the compiler then overlaps this process's
+    # import of concurrent.futures and the pool's set-up (its queues, the resource
+    # tracker's process), which came before the first submit started it.
+    _start_server(context)
     import concurrent.futures as cf
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                   initializer=_ignore_interrupts)
 
 
@@ -478,7 +484,11 @@ def start_local_pool_server() -> None:
     """Start the server that local_process_pool's workers fork from (once a process), so
     that its import of the compiler overlaps this process's own work before the first
     unit is handed out. Nothing to start where workers are spawned."""
-    if _pool_context().get_start_method() == "forkserver":
+    _start_server(_pool_context())
+
+
+def _start_server(context) -> None:
+    if context.get_start_method() == "forkserver":
         from multiprocessing import forkserver
         forkserver.ensure_running()
 
@@ -504,6 +514,7 @@ def _ignore_interrupts() -> None:
 def _open_cache(cache) -> KernelCache | None:
     if cache is None or cache is False:
         return None
+    from accel.cache import KernelCache
     if cache is True:
         return KernelCache()
     if isinstance(cache, KernelCache):

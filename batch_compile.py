@@ -1,5 +1,6 @@
 """The compiler side of a batch (batch.py): a module's kernel ops (gemms, grouped gemms,
-elementwise ops, copies) made into units, and one unit compiled to its kernels.
+elementwise ops, copies) made into units, one unit compiled to its kernels, and the
+module's launches section.
 
 Loaded only by a process that compiles: a batch answered from the cache never imports
 it, and a worker process imports it once (the forkserver preloads it).
@@ -114,7 +115,8 @@ def _lowered(module: ir.Module, kernel: GemmKernel, pipeline: KernelPipeline,
     return CompileResult(pipeline.arch, tuple(out), workspace)
 
 
-def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
+def gemm_units(text: str, filename: str,
+               arch: str | None) -> tuple[list[Unit], ir.Operation]:
     """One unit per kernel op (`accel.gemm`, `accel.grouped_gemm`, `accel.elementwise`,
     `accel.copy`) of
     the module `text`, in program order: the op alone in a function of its operands'
@@ -122,7 +124,9 @@ def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
     stand. MIGraphX text is read by the MIGraphX
     front end first, then given perf configs and the accel layout's folds, as
     accel-kernel-pipeline would. AccelError (at `filename`'s positions) if the module is
-    not one compile_module takes."""
+    not one compile_module takes. With the units, a copy of the module as the front end
+    left it, from which `module_launches` reads the host functions' launches: the text
+    is translated, parsed and given to the front end once a batch."""
     # The front end and its grammar load for module input only (~90 ms of imports a
     # one-GEMM compile does not need).
     from accel.migraphx import looks_like_migraphx, translate
@@ -138,7 +142,9 @@ def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
             raise AccelError(err.message, _in_file(err.location, filename)) from None
         try:
             if migraphx:
-                FromMigraphx().run(module)
+                # The arch option reaches functions without their own (rock.arch = "").
+                FromMigraphx(arch=arch or "").run(module)
+            host = module.operation.clone()
             gemms, arch = compiled_gemms(module, arch)
             if any(not isinstance(v.owner, ir.Block) for gm in gemms for v in gm.op.operands):
                 # An operand made in the module (a chain, a constant) may fold into the
@@ -162,7 +168,28 @@ def gemm_units(text: str, filename: str, arch: str | None) -> list[Unit]:
             e.location = _in_file(e.location, filename)
             raise
         return [Unit(arch, text=_op_function(op), origin=_in_file(op.location, filename))
-                for op in ops]
+                for op in ops], host
+
+
+def module_launches(host: ir.Operation, arch: str | None, kernels,
+                    workspace: dict | None) -> list[dict]:
+    """The launches section of a module whose kernels a batch compiled (its units): its
+    host functions read from `host` (gemm_units' copy of the module) after the
+    preparation and lowering compile_module gives them, the workspace marked from
+    `kernels`' metadata. AccelError if a launch names a kernel that is not among
+    `kernels` (the units were named apart differently); `host` is lowered in place."""
+    from accel.launches import host_launches, mark_workspace
+    with host.context:
+        _, arch = compiled_gemms(host, arch)
+        KernelPipeline(arch=arch).to_kernel_ir(host)
+        launches = host_launches(host)
+    by_symbol = {k.symbol: k.metadata for k in kernels}
+    for fn in launches:
+        for launch in fn["launches"]:
+            if launch["kernel"] not in by_symbol:
+                raise AccelError(f"@{fn['function']} launches '{launch['kernel']}', which "
+                                 f"the batch did not compile")
+    return mark_workspace(launches, by_symbol, workspace)
 
 
 def _op_function(op) -> str:

@@ -5,7 +5,25 @@ here, so switching binding provider (flydsl today, upstream `mlir` wheels later)
 touches this file only.
 """
 
+import importlib.util
 import sys
+
+# flydsl's own __init__.py imports its autotuner (logging, statistics, pathlib, the
+# autotuner's cache: 40 modules, ~25 ms of a ~130 ms import of the bindings), which
+# accel never uses: where flydsl is not loaded yet, its package module is made without
+# running that body, which then runs on the first use of an attribute it defines
+# (`flydsl.__version__`, `flydsl.autotune`), so the package stays whole to other code.
+_spec = importlib.util.find_spec("flydsl") if "flydsl" not in sys.modules else None
+if _spec is not None:   # (not installed: the import below says so)
+    _BARE_PACKAGE = importlib.util.module_from_spec(_spec)
+
+    def _run_package_body(name: str):
+        del _BARE_PACKAGE.__getattr__
+        _spec.loader.exec_module(_BARE_PACKAGE)
+        return getattr(_BARE_PACKAGE, name)
+
+    _BARE_PACKAGE.__getattr__ = _run_package_body
+    sys.modules["flydsl"] = _BARE_PACKAGE
 
 # The bindings' ir.py imports numpy optionally (`try: import numpy`), only to register
 # Python builders of F64/I32/I64/IndexElementsAttr, which none of the bindings' dialect

@@ -407,9 +407,9 @@ def profile(jobs: int) -> None:
               f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}; {len(gemms)} GEMMs cold, "
               f"-j {jobs}, in this process")
         cache = TimedCache(os.path.join(work, "cache"))
-        # The pool compile_batch would start for `jobs`.
-        timing = _TimingExecutor(batch.local_process_pool(jobs))
+        # The pool compile_batch would start for `jobs` (its server starts here).
         start, cpu = time.time(), time.process_time()
+        timing = _TimingExecutor(batch.local_process_pool(jobs))
         try:
             result = batch.compile_batch(gemms, executor=timing, cache=cache)
         finally:
@@ -430,10 +430,11 @@ def profile(jobs: int) -> None:
     print(f"wall {wall * ms:.0f} ms = {wall / len(gemms) * ms:.1f} ms a kernel; CPU: workers "
           f"{worker_cpu * ms:.0f} ms (inside their compiles), parent {parent_cpu * ms:.0f} ms; "
           f"(workers' + parent's CPU) / {jobs} = {(worker_cpu + parent_cpu) / jobs * ms:.0f} ms")
-    print(f"  parent, before the first unit is handed out (specs, cache keys, lookups): "
-          f"{(timing.first_submit - start) * ms:.0f} ms")
+    print(f"  parent, before the first unit is handed out (the pool, specs, cache keys, "
+          f"lookups): {(timing.first_submit - start) * ms:.0f} ms")
     print(f"  pool start-up (forkserver, compiler import, fork) until the first unit "
-          f"starts: {(first - timing.first_submit) * ms:.0f} ms")
+          f"starts: {(first - start) * ms:.0f} ms after the pool was made, "
+          f"{(first - timing.first_submit) * ms:.0f} ms after the first submit")
     for pid, units in sorted(workers.items(), key=lambda w: min(u["start"] for u in w[1])):
         busy = sum(u["end"] - u["start"] for u in units)
         own_first = min(u["start"] for u in units)

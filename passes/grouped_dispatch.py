@@ -19,7 +19,6 @@ from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.dialect.ir_helpers import collect_ops
 from accel.passes.registry import AccelPass, option, register
 from accel.target.database import ARCHES, get_arch
-from accel.tuning.grouped_dispatch import dispatch, load_table
 
 
 @register
@@ -36,11 +35,17 @@ class GroupedDispatch(AccelPass):
         if self.arch and self.arch not in ARCHES:
             raise AccelError(f"unknown arch '{self.arch}' (supported: {', '.join(ARCHES)})")
         ops = [GroupedGemmOp(op) for op in collect_ops(module, GroupedGemmOp.OP_NAME)]
-        table = load_table(self.table or None) if ops else None
+        if not ops:
+            return
+        # The dispatch rules load for a module with grouped gemms only (the pass runs in
+        # every compile).
+        from accel.tuning.grouped_dispatch import load_table
+        table = load_table(self.table or None)
         for op in ops:
             self._dispatch(op, table)
 
     def _dispatch(self, op: GroupedGemmOp, table: dict) -> None:
+        from accel.tuning.grouped_dispatch import dispatch
         op.verify()
         if self.arch and op.arch != self.arch:
             raise AccelError(f"'accel.grouped_gemm' targets {op.arch} but the pipeline "

@@ -26,28 +26,30 @@ library then lowers only the kernels (`kernel_steps`), since its result is code 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from accel.bindings import gpu, ir
-from accel.codegen.copy import CopyKernel
-from accel.codegen.elementwise import ElementwiseKernel
-from accel.codegen.grouped import GroupedGemmKernel
 from accel.codegen.kernel import GemmKernel
 from accel.dialect.copy import CopyOp
 from accel.dialect.elementwise import ElementwiseOp
 from accel.dialect.grouped_gemm import GroupedGemmOp
 from accel.passes.accel_layout import AccelLayout
 from accel.passes.affix_perf_config import AffixPerfConfig
-from accel.passes.copy_to_gpu import CopyToGpu, lower_copies
-from accel.passes.elementwise_to_gpu import ElementwiseToGpu, lower_elementwise
 from accel.passes.gemm_to_gpu import GemmToGpu, lower_gemms
 from accel.passes.grouped_dispatch import GroupedDispatch
-from accel.passes.grouped_gemm_to_gpu import GroupedGemmToGpu, lower_grouped_gemms
 from accel.passes.lower_pack import LowerPack, PackKernel, lower_packs
 from accel.passes.plan_kernel import PlanKernel
-from accel.passes import wmma_banks
 from accel.passes.registry import option, register
 from accel.pipelines.textual import PipelinePass, Step, UpstreamSegment, run_steps
 from accel.target.database import ARCHES
+
+# The grouped-gemm, elementwise and copy lowerings (their codegen and passes: ~20 ms of
+# imports, python -X importtime) load where a module holds their ops: a one-GEMM
+# compile uses none of them.
+if TYPE_CHECKING:
+    from accel.codegen.copy import CopyKernel
+    from accel.codegen.elementwise import ElementwiseKernel
+    from accel.codegen.grouped import GroupedGemmKernel
 
 FORMATS = ("bin", "isa")
 
@@ -94,6 +96,16 @@ def serialization(fmt: str = "bin") -> str:
     backend with the pinned bindings (even an unknown -flag is accepted silently), so no
     backend option is tuned here."""
     return f"gpu-module-to-binary{{format={fmt}}}"
+
+
+def wmma_banks_for(arch: str):
+    """passes/wmma_banks.py where its pass serializes `arch`'s kernels, else None. It is
+    for WMMA chips alone: an MFMA chip's compile does not load it and its register-value
+    analysis (~4 ms of imports, python -X importtime)."""
+    if ARCHES[arch].mma_kind != "wmma":
+        return None
+    from accel.passes import wmma_banks
+    return wmma_banks if wmma_banks.applies(arch) else None
 
 
 def binaries(module: ir.Module) -> dict[str, bytes]:
@@ -144,11 +156,15 @@ class KernelPipeline(PipelinePass):
         """gpu.module -> gpu.binary in `fmt` (the library reads the ELF and its assembly
         from one backend run: pipelines/serialize.py). On WMMA chips LLVM's assembly is
         renumbered by accel-wmma-banks (seed 002's register banks) and assembled there."""
-        if wmma_banks.applies(self.arch):
-            return [UpstreamSegment(LLVM_ASSEMBLY, verify=False), wmma_banks.WmmaBanks(format=fmt)]
+        banks = wmma_banks_for(self.arch)
+        if banks is not None:
+            return [UpstreamSegment(LLVM_ASSEMBLY, verify=False), banks.WmmaBanks(format=fmt)]
         return [UpstreamSegment(serialization(fmt), verify=False)]
 
     def steps(self) -> list[Step]:
+        from accel.passes.copy_to_gpu import CopyToGpu
+        from accel.passes.elementwise_to_gpu import ElementwiseToGpu
+        from accel.passes.grouped_gemm_to_gpu import GroupedGemmToGpu
         return [*self.front_steps(), LowerPack(), PlanKernel(), GemmToGpu(), GroupedGemmToGpu(),
                 ElementwiseToGpu(arch=self.arch), CopyToGpu(arch=self.arch),
                 *self.kernel_steps(),
@@ -168,10 +184,16 @@ class KernelPipeline(PipelinePass):
         # does not hold is not looked for.
         held = host_op_names(module)
         gemms = lower_gemms(module)
-        grouped = lower_grouped_gemms(module) if GroupedGemmOp.OP_NAME in held else []
-        elementwise = (lower_elementwise(module, self.arch) if ElementwiseOp.OP_NAME in held
-                       else [])
-        copies = lower_copies(module, self.arch) if CopyOp.OP_NAME in held else []
+        grouped, elementwise, copies = [], [], []
+        if GroupedGemmOp.OP_NAME in held:
+            from accel.passes.grouped_gemm_to_gpu import lower_grouped_gemms
+            grouped = lower_grouped_gemms(module)
+        if ElementwiseOp.OP_NAME in held:
+            from accel.passes.elementwise_to_gpu import lower_elementwise
+            elementwise = lower_elementwise(module, self.arch)
+        if CopyOp.OP_NAME in held:
+            from accel.passes.copy_to_gpu import lower_copies
+            copies = lower_copies(module, self.arch)
         return KernelIR(tuple(packs), tuple(gemms), tuple(grouped), tuple(elementwise),
                         tuple(copies))
 

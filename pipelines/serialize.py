@@ -20,8 +20,9 @@ import re
 from accel.bindings import ir
 from accel.diagnostics import AccelError
 from accel.passes.upstream import fd2_captured
-from accel.passes import wmma_banks
-from accel.pipelines.kernel import LLVM_ASSEMBLY, KernelPipeline, binaries, serialization
+from accel.pipelines.kernel import (
+    LLVM_ASSEMBLY, KernelPipeline, binaries, serialization, wmma_banks_for,
+)
 from accel.pipelines.textual import UpstreamSegment, run_steps
 
 _DEBUG_TYPE = "serialize-to-isa"
@@ -49,9 +50,10 @@ def serialize(module: ir.Module, assembly: bool,
     is empty unless `assembly`. On WMMA chips the one backend run is to assembly, which
     accel-wmma-banks renumbers and assembles (passes/wmma_banks.py)."""
     global _debug_isa_works
-    if wmma_banks.applies(pipeline.arch):
+    banks = wmma_banks_for(pipeline.arch)
+    if banks is not None:
         run_steps(module, [UpstreamSegment(LLVM_ASSEMBLY, verify=False)])
-        texts = wmma_banks.serialize(module, "bin")
+        texts = banks.serialize(module, "bin")
         return binaries(module), texts if assembly else {}
     if not assembly:
         run_steps(module, _plain_serialization("bin"))

@@ -119,10 +119,12 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.no_cache and args.cache_dir is not None:
         raise AccelError("--no-cache and --cache-dir cannot be combined")
     from accel import batch
-    from accel.cache import KernelCache
     from accel.tools import interrupts
     batch.compiler_load_guard = interrupts.deferred
-    cache = None if args.no_cache else KernelCache(args.cache_dir)
+    cache = None
+    if not args.no_cache:
+        from accel.cache import KernelCache
+        cache = KernelCache(args.cache_dir)
     progress = TerminalProgress(PROG)
     run = dict(jobs=args.jobs or batch.default_jobs(), cache=cache, progress=progress)
     source = "the batch"

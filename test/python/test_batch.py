@@ -4,6 +4,7 @@ apart, in worker processes or on any Executor, with identical bytes either way."
 from __future__ import annotations
 
 import concurrent.futures as cf
+import hashlib
 import json
 import re
 import subprocess
@@ -141,11 +142,9 @@ def test_module_batch_is_compile_module():
     assert batch.compiled == 2     # the third gemm equals the first (attributes in any order)
 
 
-def test_module_batch_takes_elementwise_copy_and_grouped_ops_as_units():
-    # A MIGraphX chain that cannot fuse lowers to accel.elementwise, a view no kernel
-    # addresses to accel.copy; a grouped gemm is one op too: each is a unit (the equal
-    # elementwise op compiles once), with the kernels compile_module makes of the
-    # module, in its launch order.
+def mixed_module() -> str:
+    """A function holding the other kernel kinds: two equal elementwise ops, a grouped
+    gemm and a copy (gfx942)."""
     t = ("memref<2x37x21xf16>", "memref<37xf32>")
     ew = ('"accel.elementwise"(%x, %s, %o) {arch = "gfx942", operands = ["gmn", "m"], '
           f'program = "%0 = mul %e0, %e1"}} : ({t[0]}, {t[1]}, {t[0]}) -> ()\n')
@@ -158,8 +157,16 @@ def test_module_batch_takes_elementwise_copy_and_grouped_ops_as_units():
               'input_map = affine_map<(d0, d1, d2) -> (d0, d2, d1)>, output_map = '
               'affine_map<(d0, d1, d2) -> (d0, d1, d2)>} : '
               f'({t[0]}, memref<2x21x37xf16>) -> ()\n' + "return\n}\n")
-    text = text.replace("%gc: memref<60x32xbf16>",
+    return text.replace("%gc: memref<60x32xbf16>",
                         "%gc: memref<60x32xbf16>, %t: memref<2x21x37xf16>")
+
+
+def test_module_batch_takes_elementwise_copy_and_grouped_ops_as_units():
+    # A MIGraphX chain that cannot fuse lowers to accel.elementwise, a view no kernel
+    # addresses to accel.copy; a grouped gemm is one op too: each is a unit (the equal
+    # elementwise op compiles once), with the kernels compile_module makes of the
+    # module, in its launch order.
+    text = mixed_module()
     batch = compile_module_batch(text, filename="mixed.mlir")
     whole = compile_module(text)
     assert batch.compile_result() == whole
@@ -222,6 +229,26 @@ def test_migraphx_file_with_several_functions(tmp_path):
         "accel_gemm_g1_m128_n1280_k5120_f16_f16_xx_gfx942",
         "accel_gemm_g1_m64_n128_k256_f16_f16_xx_gfx942"]
     assert meta["kernels"][0]["perf_config"] == "v4:32,32,8,16,16,16,8,1,2,2,0,0,1,1"
+
+
+def test_migraphx_functions_without_an_arch_take_the_flag(tmp_path):
+    # rock.arch = "" (as the MIGraphX corpus writes it): --arch reaches the units' front
+    # end as it reaches the launches', and the outputs are the named arch's.
+    funcs = [seed001(m, n, k, accel_output=False).split("\n", 1)[1].rsplit("}", 1)[0]
+             .replace("@mfma_layout", f"@f{i}")
+             for i, (m, n, k) in enumerate([(128, 1280, 5120), (64, 128, 256)])]
+    text = "module {\n" + "".join(funcs) + "}\n"
+    outs = []
+    for name, source, flags in (("named", text.replace("##TOKEN_ARCH##", "gfx942"), []),
+                                ("unnamed", text.replace('arch = "##TOKEN_ARCH##"',
+                                                         'rock.arch = ""'), ["--arch", "gfx942"])):
+        src = tmp_path / name / "model.mlir"
+        src.parent.mkdir()
+        src.write_text(source)
+        assert accel_compile([str(src), "-o", str(src.parent / "out"), "-j", "1", "--no-cache",
+                              *flags]) == 0
+        outs.append(files_in(src.parent / "out"))
+    assert outs[0] == outs[1] and len(outs[0]) == 5
 
 
 # ---- parallel: processes, any Executor, identical bytes --------------------------------------
@@ -524,6 +551,49 @@ def test_first_compile_loads_only_what_one_gemm_needs(arch):
              "'accel.passes.from_', 'numpy', 'ml_dtypes', "
              "'flydsl._mlir.dialects.rocdl', 'flydsl._mlir.dialects.llvm'))))")
     assert run_python(probe) == "[]"
+
+
+# What a one-GEMM compile does not use: the other kernel kinds' codegen and lowerings
+# (grouped gemm, elementwise and reduction, copy), the grouped gemm's dispatch, the host
+# launches (a GEMM of the flags has no launches section), the cache under --no-cache, and
+# flydsl's autotuner (its package body); on an MFMA chip, accel-wmma-banks.
+UNUSED_BY_ONE_GEMM = ("accel.codegen.grouped", "accel.codegen.tile_list",
+                      "accel.codegen.elementwise", "accel.codegen.copy",
+                      "accel.codegen.index_map", "accel.passes.grouped_gemm_to_gpu",
+                      "accel.passes.elementwise_to_gpu", "accel.passes.copy_to_gpu",
+                      "accel.passes.kernel_launch", "accel.tuning.grouped_dispatch",
+                      "accel.tuning.grouped_launch", "accel.launches", "accel.cache",
+                      "flydsl.autotune")
+WMMA_ONLY = ("accel.passes.wmma_banks", "accel.passes.vgpr_values")
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_the_tool_compiles_one_gemm_without_the_other_kernel_kinds(arch, tmp_path):
+    # ... and a later module of those kinds in the same process loads them and compiles
+    # to the bytes a process that had them all along makes (this one).
+    probe = ("import hashlib, json, sys\n"
+             "from accel.tools.accel_compile import main\n"
+             f"assert main(['--arch', '{arch}', '-m', '64', '-n', '64', '-k', '64', "
+             f"'--no-cache', '-o', {str(tmp_path)!r}]) == 0\n"
+             f"print(sorted(m for m in {UNUSED_BY_ONE_GEMM + WMMA_ONLY!r} if m in sys.modules))\n"
+             "from accel.api import compile_module\n"
+             f"r = compile_module({mixed_module()!r})\n"
+             "print(json.dumps([[k.symbol, hashlib.sha256(k.code_object).hexdigest(), "
+             "k.metadata] for k in r.kernels]))\n"
+             "import flydsl\n"
+             "print(flydsl.__version__, flydsl.Config.__module__)")
+    loaded, kernels, package = run_python(probe).splitlines()
+    assert loaded == str(sorted(WMMA_ONLY) if arch == "gfx1100" else [])
+    whole = compile_module(mixed_module())
+    assert json.loads(kernels) == [[k.symbol, hashlib.sha256(k.code_object).hexdigest(),
+                                    k.metadata] for k in whole.kernels]
+    assert {k.metadata["op"] for k in whole.kernels} >= {"elementwise", "grouped_gemm", "copy"}
+    assert package.split() == [flydsl_version(), "flydsl.autotune"]
+
+
+def flydsl_version() -> str:
+    from importlib import metadata
+    return metadata.version("flydsl")
 
 
 def test_numpy_imports_after_a_compile_that_did_not_need_it():
