@@ -640,11 +640,12 @@ def test_byte_permute_transpose_of_8_bit_rows(arch, cfg):
     ("bf16", "bf16", "v4:64,64,4,32,32,32,8,1,1,2,0,0,1,1", 160, 2, 8),
     ("f32", "f32", "v4:32,64,4,32,32,16,4,1,1,2,0,0,1,1", 150, 4, 2),
 ])
-def test_shuffle_transpose_builds_columns_from_row_pairs(in_t, out_t, cfg, n, k_chunk, vector):
+def test_shuffle_transpose_builds_columns_from_row_groups(in_t, out_t, cfg, n, k_chunk, vector):
     """gfx942 B row-major without byte permutes: each column j of the register
-    transpose is built from two-element shuffles [j, vector + j] of a pair of rows; the
-    rows are never joined into one vector<k_chunk * vector> to pick a column from.
-    Exact on a ragged shape with an edge in M, N and K."""
+    transpose comes from one two-operand shuffle per group of rows (a pair, or the
+    four rows of k_chunk 4 as two joined pairs) taking element j of each; the rows are
+    never joined into one vector<k_chunk * vector> to pick a column from. Exact on a
+    ragged shape with an edge in M, N and K."""
     m, k = 17, 3 * config(cfg).k_per_block - 5
     ctx, module = gemm_module("gfx942", in_t, out_t, 1, m, n, k, "row", "row", config(cfg))
     with ctx:
@@ -654,9 +655,10 @@ def test_shuffle_transpose_builds_columns_from_row_pairs(in_t, out_t, cfg, n, k_
     assert (kernel.b.plan.k_chunk, kernel.b.vector_width) == (k_chunk, vector)
     shuffles = [([int(i) for i in mask.split(",")], int(width)) for mask, width in
                 re.findall(r"vector\.shuffle %\S+, %\S+ \[([^\]]*)\] : vector<(\d+)x", text)]
-    pairs = {mask[0] for mask, width in shuffles
-             if width == vector and len(mask) == 2 and mask[1] == mask[0] + vector}
-    assert pairs == set(range(vector))
+    group = 4 if k_chunk == 4 else 2
+    columns = {mask[0] for mask, width in shuffles if width == group // 2 * vector
+               and mask == [mask[0] + i * vector for i in range(group)]}
+    assert columns == set(range(vector))
     picks = [mask for mask, width in shuffles if width == k_chunk * vector
              and mask == [mask[0] + r * vector for r in range(k_chunk)]]
     assert not picks
