@@ -484,7 +484,8 @@ class OperandCopy:
         as rows 0-1 and 2-3 joined. Picking the column out of all kc rows joined into one
         vector<kc * v> instead made LLVM take apart 64-element vectors where kc = v = 8:
         gfx942 1x11008x4096 f16 (four such units a thread), valgrind instructions of
-        LLVM's translation, middle end and backend 1366 -> 1294 M; AMDGPU instruction
+        LLVM's translation, middle end and backend 1366 -> 1294 M (4096^3: 782 -> 758
+        M); AMDGPU instruction
         selection (clang -ftime-report, the ziglang package's LLVM, on the optimized
         bitcode) 38-42 -> 25-28 ms. For kc <= 4 the groups are the shuffle LLVM's
         InstCombine made of the joined rows anyway; pairs for kc = 4 changed the code of
