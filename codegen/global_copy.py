@@ -485,9 +485,9 @@ class OperandCopy:
         vector<kc * v> instead made LLVM take apart 64-element vectors where kc = v = 8:
         gfx942 1x11008x4096 f16 (four such units a thread), valgrind instructions of
         LLVM's translation, middle end and backend 1366 -> 1294 M (4096^3: 782 -> 758
-        M); AMDGPU instruction
-        selection (clang -ftime-report, the ziglang package's LLVM, on the optimized
-        bitcode) 38-42 -> 25-28 ms. For kc <= 4 the groups are the shuffle LLVM's
+        M); AMDGPU instruction selection (clang -ftime-report, the ziglang package's
+        LLVM, on the optimized bitcode) 38-42 -> 25-28 ms. For kc <= 4 the groups are the
+        shuffle LLVM's
         InstCombine made of the joined rows anyway; pairs for kc = 4 changed the code of
         the gfx942 2048^3 rungs of kpack 4 (bench_kernel_quality.py --only full-agprs:
         f16 256x256 scheduleVersion 2 work share 0.496 -> 0.492). The groups are emitted
