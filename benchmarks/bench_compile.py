@@ -32,6 +32,13 @@ average before and after is printed, the measure of how much the neighbours took
 elementwise chain, a row reduction, a transposing copy; seed 003's grouped GEMM), each
 row naming how many kernels its module has.
 
+`--ir-size` prints, per kernel, the size of the IR accel hands to LLVM against the
+machine code that comes out: the LLVM dialect ops of the lowered gpu.module (after
+kernel_lowering; each is one LLVM IR instruction when translated, before LLVM's middle
+end; constants and the function itself not counted), the most frequent of them, the
+elements their vector shuffles produce (llvm.shufflevector's mask length summed, and
+the widest vector shuffled), and the machine instructions of the kernel's assembly.
+
 `--first-select` prints the CPU milliseconds of the first perf-config selection of each
 arch and element type in a fresh process (it builds the shape-independent candidate
 table, tuning/selection.py's ladder, that a one-GEMM `accel-compile` pays for) and of a
@@ -44,17 +51,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 
 from accel.api import (compile_gemm, gemm_module_text, grouped_gemm_module_text,
                        shared_context)
 from accel.bindings import ir
 from accel.passes import wmma_banks
-from accel.pipelines.kernel import KernelPipeline, binaries, kernel_lowering
+from accel.pipelines.kernel import LLVM_ASSEMBLY, KernelPipeline, binaries, kernel_lowering
 from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import UpstreamSegment, run_steps, split_top_level
 
@@ -103,6 +112,9 @@ def main() -> None:
     p.add_argument("--kinds", action="store_true",
                    help="--stages for the other kernel kinds: elementwise, row reduction, "
                         "copy, grouped GEMM")
+    p.add_argument("--ir-size", action="store_true",
+                   help="the LLVM IR accel hands over against the machine instructions, "
+                        "per kernel, instead")
     p.add_argument("--first-select", action="store_true",
                    help="the first and second selection's CPU time per arch and type instead")
     p.add_argument("--pythonpath", help="with --first-select: time the accel package in "
@@ -112,6 +124,9 @@ def main() -> None:
         first_select(args.repeat, args.pythonpath)
         return
     wmma_banks.ENABLED = not args.without_wmma_banks
+    if args.ir_size:
+        ir_size()
+        return
     if args.stages or args.kinds:
         stages(args.repeat, args.assembly, args.kinds)
         return
@@ -280,6 +295,57 @@ def stage_times(pipeline: KernelPipeline, passes: list[str], make_text, repeat: 
     else:
         what = f"{len(objects)} kernel{'s' if len(objects) > 1 else ''}"
     return best, what
+
+
+# An op of the lowered gpu.module: its name at the start of a line (after `%x = `).
+_OP = re.compile(r"^\s*(?:%[^=]*=\s*)?((?:llvm|rocdl)\.[a-z0-9_.]+)", re.M)
+# Not instructions of the LLVM IR: constants, globals, the function and its attributes.
+_NOT_INSTRUCTIONS = ("llvm.mlir.", "llvm.func", "llvm.ptr", "llvm.struct", "llvm.array",
+                     "llvm.mmra", "llvm.noalias", "llvm.align", "llvm.dereferenceable")
+_SHUFFLE = re.compile(r"llvm\.shufflevector %\S+, %\S+ \[([^\]]*)\] : vector<(\d+)x")
+# An instruction line of the assembly: a mnemonic, not a directive or a label.
+_INSTRUCTION = re.compile(r"^\s+[a-z][a-z0-9_.]*(?:\s|$)", re.M)
+
+
+def ir_size() -> None:
+    """Per GEMM of SHAPES and arch: its kernels' LLVM dialect ops by name against their
+    machine instructions, one row a kernel (a split-K GEMM has two)."""
+    print(f"{'':44} {'kernel':9} {'LLVM ops':>8} {'shuffled':>8} {'widest':>6} "
+          f"{'machine':>7} {'ratio':>5}  top ops")
+    rows = []
+    for arch in ARCHES:
+        pipeline = KernelPipeline(arch=arch)
+        for g, m, n, k, t in SHAPES:
+            with shared_context():
+                module = ir.Module.parse(gemm_module_text(
+                    arch, g=g, m=m, n=n, k=k, in_type=t, out_type=None, trans_a=False,
+                    trans_b=False, a_layout="row", b_layout="row", perf_config=None,
+                    accumulate=False))
+                pipeline.to_kernel_ir(module)
+                run_steps(module, pipeline.kernel_steps())
+                texts = {op.attributes["sym_name"].value: str(op)
+                         for op in module.body.operations if op.operation.name == "gpu.module"}
+                run_steps(module, [UpstreamSegment(LLVM_ASSEMBLY, verify=False)])
+                assembly = {sym: asm.decode() for sym, asm in binaries(module).items()}
+            for sym, text in texts.items():
+                ops = Counter(name for name in _OP.findall(text)
+                              if not name.startswith(_NOT_INSTRUCTIONS))
+                shuffles = _SHUFFLE.findall(text)
+                shuffled = sum(len(mask.split(",")) for mask, _ in shuffles)
+                widest = max((int(w) for _, w in shuffles), default=0)
+                machine = len(_INSTRUCTION.findall(assembly[sym]))
+                total = sum(ops.values())
+                rows.append((total, shuffled, machine))
+                top = " ".join(f"{name.split('.', 1)[1]}:{c}" for name, c in ops.most_common(6))
+                kind = "reduce" if sym.endswith("_reduce") else "gemm"
+                print(f"{arch:8} g={g} m={m:<5} n={n:<6} k={k:<5} {t:5} {kind:9} {total:8} "
+                      f"{shuffled:8} {widest:6} {machine:7} {total / machine:5.2f}  {top}")
+    print(f"median over {len(rows)} kernels: LLVM ops "
+          f"{statistics.median(r[0] for r in rows):.0f}, shuffled elements "
+          f"{statistics.median(r[1] for r in rows):.0f}, machine instructions "
+          f"{statistics.median(r[2] for r in rows):.0f}; total LLVM ops "
+          f"{sum(r[0] for r in rows)}, shuffled {sum(r[1] for r in rows)}, machine "
+          f"{sum(r[2] for r in rows)}")
 
 
 def first_select(repeat: int, pythonpath: str | None) -> None:

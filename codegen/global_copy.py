@@ -463,12 +463,11 @@ class OperandCopy:
         if self.plan.permute:
             self._word_transpose(em, lds, lds_type, lds_base, d_local, k_local, vals)
             return
-        # Rows joined into one vector, then one shuffle per column j (Emitter.pick);
+        # Column j by groups of rows (kc is a power of two, dialect/kernel_plan.py);
         # with v = 1 the rows are scalars, inserted one by one.
-        rows = em.concat(list(vals), v, self.elem) if v > 1 else None
         for j in range(v):
-            if rows is not None:
-                col = em.pick(rows, kc * v, [r * v + j for r in range(kc)], self.elem)
+            if v > 1:
+                col = self._column(em, vals, j)
             else:
                 col = em.assign(f"arith.constant dense<{'0' if self.elem in ('i8', 'i32') else '0.0'}>"
                                 f" : {kt}")
@@ -477,6 +476,35 @@ class OperandCopy:
             # d_local is a multiple of v (v <= 8), or of 8: d_local % 8 + j % 8 < 8.
             at = em.add(lds_base, self.lds_offset(em, d_local, k_local, j))
             self._lds_store(em, col, lds, lds_type, at, kt)
+
+    def _column(self, em: Emitter, vals: list[str], j: int) -> str:
+        """Element j of each of the kc rows (vector<v> each) as one vector<kc>: one
+        two-operand shuffle per group of rows takes element j of each, then the groups
+        are joined (Emitter.concat). A group is a pair of rows, or for kc = 4 all four,
+        as rows 0-1 and 2-3 joined. Picking the column out of all kc rows joined into one
+        vector<kc * v> instead made LLVM take apart 64-element vectors where kc = v = 8:
+        gfx942 1x11008x4096 f16 (four such units a thread), valgrind instructions of
+        LLVM's translation, middle end and backend 1366 -> 1294 M (4096^3: 782 -> 758
+        M); AMDGPU instruction selection (clang -ftime-report, the ziglang package's
+        LLVM, on the optimized bitcode) 38-42 -> 25-28 ms. For kc <= 4 the groups are the
+        shuffle LLVM's
+        InstCombine made of the joined rows anyway; pairs for kc = 4 changed the code of
+        the gfx942 2048^3 rungs of kpack 4 (bench_kernel_quality.py --only full-agprs:
+        f16 256x256 scheduleVersion 2 work share 0.496 -> 0.492). The groups are emitted
+        last one first: LLVM's scheduler then orders the v_perm_b32 as it did, and code
+        objects stay byte-identical (bench_compile.py's 18 GEMMs with B row-major and
+        transposed, bench_kernel_quality.py --only shapes, cases and full-agprs)."""
+        v, kc = self.vector_width, self.unit_rows
+        g = 4 if kc == 4 else 2
+        vt = vector_type(g // 2 * v, self.elem)
+        mask = ", ".join(str(i * v + j) for i in range(g))
+        groups = {}
+        for q in reversed(range(kc // g)):
+            rows = vals[q * g:(q + 1) * g]
+            low, high = (em.concat(list(half), v, self.elem)
+                         for half in (rows[:g // 2], rows[g // 2:]))
+            groups[q] = em.assign(f"vector.shuffle {low}, {high} [{mask}] : {vt}, {vt}")
+        return em.concat([groups[q] for q in range(kc // g)], g, self.elem)
 
     def _word_transpose(self, em: Emitter, lds, lds_type, lds_base, d_local, k_local,
                         vals) -> None:

@@ -9,6 +9,8 @@ wrote, or a store that escaped its mask, shows up in the data or in the guard.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -630,6 +632,37 @@ def test_byte_permute_transpose_of_8_bit_rows(arch, cfg):
         assert ir.BoolAttr(b_copy["permute"]).value
         assert ir.IntegerAttr(b_copy["k_chunk"]).value == 4
     check(arch, "i8", "i32", 1, 77, 160, 200, a_layout="row", b_layout="row", cfg=config(cfg))
+
+
+# ---- register transposes by vector shuffles ----------------------------------------------
+@pytest.mark.parametrize("in_t,out_t,cfg,n,k_chunk,vector", [
+    ("f16", "f32", "v4:16,128,16,16,128,16,8,1,1,2,0,0,1,1", 160, 8, 8),
+    ("bf16", "bf16", "v4:64,64,4,32,32,32,8,1,1,2,0,0,1,1", 160, 2, 8),
+    ("f32", "f32", "v4:32,64,4,32,32,16,4,1,1,2,0,0,1,1", 150, 4, 2),
+])
+def test_shuffle_transpose_builds_columns_from_row_groups(in_t, out_t, cfg, n, k_chunk, vector):
+    """gfx942 B row-major without byte permutes: each column j of the register
+    transpose comes from one two-operand shuffle per group of rows (a pair, or the
+    four rows of k_chunk 4 as two joined pairs) taking element j of each; the rows are
+    never joined into one vector<k_chunk * vector> to pick a column from. Exact on a
+    ragged shape with an edge in M, N and K."""
+    m, k = 17, 3 * config(cfg).k_per_block - 5
+    ctx, module = gemm_module("gfx942", in_t, out_t, 1, m, n, k, "row", "row", config(cfg))
+    with ctx:
+        (kernel,) = plan_and_lower(module)
+        text = str(module)
+    assert not kernel.b.plan.permute
+    assert (kernel.b.plan.k_chunk, kernel.b.vector_width) == (k_chunk, vector)
+    shuffles = [([int(i) for i in mask.split(",")], int(width)) for mask, width in
+                re.findall(r"vector\.shuffle %\S+, %\S+ \[([^\]]*)\] : vector<(\d+)x", text)]
+    group = 4 if k_chunk == 4 else 2
+    columns = {mask[0] for mask, width in shuffles if width == group // 2 * vector
+               and mask == [mask[0] + i * vector for i in range(group)]}
+    assert columns == set(range(vector))
+    picks = [mask for mask, width in shuffles if width == k_chunk * vector
+             and mask == [mask[0] + r * vector for r in range(k_chunk)]]
+    assert not picks
+    check("gfx942", in_t, out_t, 1, m, n, k, a_layout="row", b_layout="row", cfg=config(cfg))
 
 
 # ---- copies without slab padding, and 8-bit transposing units ---------------------------
