@@ -129,6 +129,23 @@ def test_ragged_window_read_in_place(arch):
     np.testing.assert_array_equal(out.astype(np.float64), a.astype(np.float64) @ deq)
 
 
+def front_end_copies(text: str) -> list[tuple[str, str]]:
+    """(reason, input map) of each accel.copy the MIGraphX front end makes of `text`."""
+    with new_context():
+        module = ir.Module.parse(translate(text, "t.mlir"))
+        run_pipeline(module, "accel-from-migraphx")
+        return [(str(op.attributes["reason"]), str(op.attributes["input_map"]))
+                for op in collect_ops(module, "accel.copy")]
+
+
+def run_converted(text: str, arch: str, args) -> None:
+    """`text` through the whole MIGraphX pipeline, run on the simulator (results in args)."""
+    with new_context():
+        module = ir.Module.parse(translate(text, "t.mlir"))
+        run_pipeline(module, MIGRAPHX_STEPS)
+        run_host(module, "f", args, arch=arch)
+
+
 @pytest.mark.parametrize("arch", ARCHES)
 def test_window_in_the_batch(arch):
     """A window among the dimensions an elementwise kernel merges into G ([3, 9, 5, 7]:
@@ -164,10 +181,7 @@ def test_window_in_the_batch(arch):
         assert "d0 floordiv 9" in str(module)
         assert [k.metadata.get("op") for k in compile_module(module, arch).kernels] == [
             "elementwise"]
-    with new_context():
-        module = ir.Module.parse(translate(text, "t.mlir"))
-        run_pipeline(module, MIGRAPHX_STEPS)
-        run_host(module, "f", [x, s, out], arch=arch)
+    run_converted(text, arch, [x, s, out])
     scale = group_rows(s.astype(np.float64), 3, 2, 9)[:, :, None, :]
     np.testing.assert_allclose(out, x.astype(np.float64) * scale, rtol=2.0 ** -23)
 
@@ -191,22 +205,16 @@ def test_window_as_epilogue_operand_is_copied(arch):
     of groups of 3) is copied row-major first, by a copy that reads it through the
     window's map and names why; the fused add then matches numpy."""
     text = EPILOGUE_OPERAND.replace("ARCH", arch)
-    with new_context():
-        module = ir.Module.parse(translate(text, "t.mlir"))
-        run_pipeline(module, "accel-from-migraphx")
-        copies = collect_ops(module, "accel.copy")
-        assert [str(op.attributes["reason"]) for op in copies] == [
-            '"an epilogue operand with M of several strides"'], str(module)
-        assert "(d1 + 1) floordiv 3" in str(copies[0].attributes["input_map"])
+    copies = front_end_copies(text)
+    assert [reason for reason, _ in copies] == [
+        '"an epilogue operand with M of several strides"'], copies
+    assert "(d1 + 1) floordiv 3" in copies[0][1]
     rng = np.random.default_rng(24)
     a = rng.integers(-2, 3, (2, 5, 4)).astype(np.float16)
     b = rng.integers(-2, 3, (2, 4, 2)).astype(np.float16)
     s = rng.integers(-8, 8, (2, 2, 2)).astype(np.float16)
     out = np.full((2, 5, 2), np.nan, dtype=np.float16)
-    with new_context():
-        module = ir.Module.parse(translate(text, "t.mlir"))
-        run_pipeline(module, MIGRAPHX_STEPS)
-        run_host(module, "f", [a, b, s, out], arch=arch)
+    run_converted(text, arch, [a, b, s, out])
     want = a.astype(np.float64) @ b.astype(np.float64) + group_rows(s.astype(np.float64), 3, 1, 5)
     np.testing.assert_array_equal(out.astype(np.float64), want)
 
@@ -230,19 +238,12 @@ def test_window_as_gemm_operand_is_copied(arch):
     so B is copied row-major first (K stays 5, not the digits' 6), then the product
     matches numpy."""
     text = GEMM_OPERAND.replace("ARCH", arch)
-    with new_context():
-        module = ir.Module.parse(translate(text, "t.mlir"))
-        run_pipeline(module, "accel-from-migraphx")
-        copies = collect_ops(module, "accel.copy")
-        assert [str(op.attributes["reason"]) for op in copies] == [
-            '"a dot operand B with K of several strides"'], str(module)
+    assert [reason for reason, _ in front_end_copies(text)] == [
+        '"a dot operand B with K of several strides"']
     rng = np.random.default_rng(25)
     a = rng.integers(-2, 3, (2, 3, 5)).astype(np.float16)
     s = rng.integers(-8, 8, (2, 2, 2)).astype(np.float16)
     out = np.full((2, 3, 2), np.nan, dtype=np.float16)
-    with new_context():
-        module = ir.Module.parse(translate(text, "t.mlir"))
-        run_pipeline(module, MIGRAPHX_STEPS)
-        run_host(module, "f", [a, s, out], arch=arch)
+    run_converted(text, arch, [a, s, out])
     want = a.astype(np.float64) @ group_rows(s.astype(np.float64), 3, 0, 5)
     np.testing.assert_array_equal(out.astype(np.float64), want)
