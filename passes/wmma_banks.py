@@ -263,11 +263,17 @@ def _tries(atoms: list[Atom], wmma_atoms: set[int], pairs):
     rng = random.Random(RESTART_SEED)
     free = [n for n, at in enumerate(atoms) if not at.pinned]
     born = {n: min((x & -x).bit_length() for x in atoms[n].live if x) for n in free}
+    # A relabelling is one of the 24 orders of the banks: its residues, or None where
+    # they break a rule, made once for the RESTARTS that draw it.
+    relabelled: dict[tuple[int, ...], dict[int, int] | None] = {}
     for _ in range(RESTARTS):
         relabel = sorted(range(BANKS), key=lambda _: rng.random())
         later = {n: born[n] + rng.random() * RESTART_JITTER for n in free}
-        residue = {n: relabel[q] for n, q in residues["links"].items()}
-        if _rules_hold(atoms, pairs, residue):
+        if tuple(relabel) not in relabelled:
+            residue = {n: relabel[q] for n, q in residues["links"].items()}
+            relabelled[tuple(relabel)] = residue if _rules_hold(atoms, pairs, residue) else None
+        residue = relabelled[tuple(relabel)]
+        if residue is not None:
             yield residue, sorted(free, key=lambda n: (atoms[n].limit == MAX_VGPRS,
                                                        n not in residue, later[n],
                                                        -atoms[n].length)), False
