@@ -413,8 +413,8 @@ def _layout(atoms: list[Atom], order: list[int], residue: dict[int, int], links:
     # The atoms `evicting` may move out of another's way, and per register the live
     # points of the placed atoms it may not move: a start whose registers clash with
     # these is no eviction's, and is passed over without building its set of atoms in
-    # the way (most of 0.9 s of CPU in the 200 restarts of each of four 239-VGPR gfx1201
-    # kernels of benchmarks/bench_batch_compile.py, whose every layout fails).
+    # the way (evicting's CPU 0.38 -> 0.18 s under cProfile in one of the four 239-VGPR
+    # gfx1201 kernels of benchmarks/bench_batch_compile.py whose 206 layouts all fail).
     evictable = {n for n in order if n not in residue and atoms[n].length <= 2}
     pinned_down = [0] * MAX_VGPRS
 

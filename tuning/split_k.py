@@ -69,8 +69,8 @@ def split_bound_us(terms: cost_model.ConfigTerms, in_type: str, out_type: str, s
     return cost_model.chip_bound_us(terms, acc, padded, grid) + reduce_us + LAUNCH_US
 
 
-def _split(terms: cost_model.ConfigTerms, in_type: str, out_type: str, shape,
-           launch: Launch, slices: int):
+def _split(terms: cost_model.ConfigTerms, in_type: str, out_type: str, shape, launch: Launch,
+           slices: int) -> tuple[str, tuple[int, int, int], tuple[int, int, int], float]:
     """(the accumulator type the partial kernel writes, its grid and padded extents, the
     reduction's microseconds) of `slices` slices."""
     acc = ACCUMULATOR[in_type]
@@ -122,7 +122,7 @@ def split_choice(selection) -> tuple[PerfConfig, float, float]:
     cheapest = math.inf
     for i in sorted(range(len(bounds)), key=lambda i: bounds[i][0]):
         bound = bounds[i][0]
-        if bound > cheapest * (1 + TIE) or bound >= threshold and cheapest >= threshold:
+        if bound > cheapest * (1 + TIE) or (bound >= threshold and cheapest >= threshold):
             break
         _, _, prep, launch, s = bounds[i]
         us = split_cost_us(prep.terms, in_type, out_type, shape, launch, s)
