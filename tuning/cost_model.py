@@ -370,10 +370,11 @@ def _chain(t: ConfigTerms, wait: float) -> float:
     return work + t.params.sync_clocks
 
 
-def _step_clocks(t: ConfigTerms, r: int) -> float:
-    """One k-step of a round of r tiles: the unit's shared MMA, LDS and L2 pipes (r
-    tiles' work) or one tile's serial chain (`_chain`), whichever is longer."""
-    compute, lds, transfer, wait = _step_terms(t, r)
+def _step_clocks(t: ConfigTerms, terms: tuple[float, float, float, float]) -> float:
+    """One k-step of a round of tiles whose `_step_terms` are `terms`: the unit's shared
+    MMA, LDS and L2 pipes (the round's work) or one tile's serial chain (`_chain`),
+    whichever is longer."""
+    compute, lds, transfer, wait = terms
     return max(compute, lds, transfer, _chain(t, wait))
 
 
@@ -391,27 +392,39 @@ def _clocks(t: ConfigTerms, out_type: str,
     unit_rate = p.cu_bytes_per_clock * t.width
 
     def round_time(r: int) -> float:
-        compute, lds, transfer, _ = _step_terms(t, r)
+        terms = _step_terms(t, r)     # once: half the ~140,000 made for the bench's batch
+        compute, lds, transfer, _ = terms
         if t.depth == 0:
-            body = steps * _step_clocks(t, r)
+            body = steps * _step_clocks(t, terms)
         else:
             # The first k-tile's loads overlap nothing (a latency and their transfer
             # fill the pipeline) and the last k-tile waits for no further loads.
-            body = (p.load_latency + transfer + (steps - 1) * _step_clocks(t, r)
+            body = (p.load_latency + transfer + (steps - 1) * _step_clocks(t, terms)
                     + max(compute, lds, t.own_work + p.sync_clocks))
         return body + r * tile_out / unit_rate
 
     t_unit = (per_unit // resident) * round_time(resident)
     if per_unit % resident:  # the last round runs fewer tiles, so it is shorter
         t_unit += round_time(per_unit % resident)
-    # Chip-wide: every workgroup's operand and C traffic through the caches, and A, B
-    # and C once through DRAM (what bounds decode, where no tile reuses a B byte).
-    pm, pn, _ = launch.padded
-    g = launch.grid[2]
+    t_chip, dram = _chip_clocks(t, out_type, launch.padded, launch.grid)
+    return t_unit, t_chip, per_unit, resident, dram
+
+
+def _chip_clocks(t: ConfigTerms, out_type: str, padded: tuple[int, int, int],
+                 grid: tuple[int, int, int]) -> tuple[float, bool]:
+    """(chip-wide traffic clocks, is DRAM (not the caches) the bound) of a launch's
+    `padded` extents and `grid`: every workgroup's operand and C traffic through the
+    caches, and A, B and C once through DRAM (what bounds decode, where no tile reuses
+    a B byte)."""
+    p, config = t.params, t.config
+    pm, pn, pk = padded
+    tile_out = config.m_per_block * config.n_per_block * ELEMENT_BYTES[out_type]
+    steps = pk // config.k_per_block
+    gx, gy, g = grid
     once = g * ((pm + pn) * pk * t.elem_bytes + pm * pn * ELEMENT_BYTES[out_type])
-    t_cache = grid * (steps * t.global_bytes + tile_out) / cache_bytes_per_clock(p, once)
+    t_cache = gx * gy * g * (steps * t.global_bytes + tile_out) / cache_bytes_per_clock(p, once)
     t_dram = once / p.dram_bytes_per_clock
-    return t_unit, max(t_cache, t_dram), per_unit, resident, t_dram > t_cache
+    return max(t_cache, t_dram), t_dram > t_cache
 
 
 def cache_bytes_per_clock(p: CostParams, operand_bytes: int) -> float:
@@ -427,6 +440,14 @@ def cache_bytes_per_clock(p: CostParams, operand_bytes: int) -> float:
 def estimate_us(t: ConfigTerms, out_type: str, launch: Launch) -> float:
     """The score alone (what the selector ranks by), without `estimate_terms`' breakdown."""
     return estimate_parts(t, out_type, launch)[0]
+
+
+def chip_bound_us(t: ConfigTerms, out_type: str, padded: tuple[int, int, int],
+                  grid: tuple[int, int, int]) -> float:
+    """A lower bound of `estimate_us` of a launch's `padded` extents and `grid`: the
+    chip-wide traffic's time alone, without the busiest unit's rounds (a quarter of the
+    CPU of an estimate)."""
+    return _chip_clocks(t, out_type, padded, grid)[0] / (t.params.clock_ghz * 1e3)
 
 
 def estimate_parts(t: ConfigTerms, out_type: str, launch: Launch) -> tuple[float, float]:

@@ -26,7 +26,8 @@ from accel.target.database import get_arch
 from accel.tools import accel_select
 from accel.tuning import cost_model
 from accel.tuning.selection import TIE, select
-from accel.tuning.split_k import GAIN, SLICES, choose_split_k, split_candidates, split_cost_us
+from accel.tuning.split_k import (GAIN, SLICES, choose_split_k, split_bound_us,
+                                  split_candidates, split_cost_us)
 
 ARCHES = ("gfx942", "gfx1100", "gfx1201")
 ELEM = {"f16": ir.F16Type.get, "bf16": ir.BF16Type.get, "f32": ir.F32Type.get,
@@ -227,6 +228,21 @@ def test_choice_is_the_cheapest_estimate(arch, shape):
         assert mine[0].terms.lds_traffic / mine[0].terms.flops <= \
             first.terms.lds_traffic / first.terms.flops
         assert chosen.split_k <= -(-shape.k // chosen.k_per_block)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("shape", SKINNY + FILLED)
+def test_split_bound_is_below_every_estimate(arch, shape):
+    """split_choice estimates only the splits whose bound may still win: the bound must
+    never exceed the estimate (nor the chip-wide part the whole one), on every split
+    of every ranked tile size."""
+    sel = select(get_arch(arch), "f16", "f16", shape)
+    for p, lc in split_candidates(sel):
+        assert cost_model.chip_bound_us(p.terms, "f16", lc.padded, lc.grid) <= \
+            cost_model.estimate_us(p.terms, "f16", lc)
+        for s in SLICES:
+            assert split_bound_us(p.terms, "f16", "f16", shape, lc, s) <= \
+                split_cost_us(p.terms, "f16", "f16", shape, lc, s)
 
 
 def test_candidates_are_one_per_tile_size_first_ranked():
