@@ -48,13 +48,16 @@ class TileCopies:
         return [x for t, d_tile in self.tiles if t.op.plan.ahead
                 for x in t.op.load(em, self.tid, self.batch, self.g, d_tile, k_tile)]
 
-    def put(self, em: Emitter, k_tile: Value, buf: Value, staged: list[str]) -> None:
+    def put(self, em: Emitter, k_tile: Value, buf: Value, staged: list[str],
+            newer: int = 0) -> None:
         """Store k-tile `k_tile` into LDS buffer `buf`: the fetched values, or (for
-        operands not loaded ahead) a copy issued here."""
+        operands not loaded ahead) a copy issued here. `newer`: global loads issued
+        after `staged`'s (a later k-tile's, pipeline depth 2), which its wait leaves
+        outstanding."""
         at = 0
         if staged and self.load_wait_once:
             # PIN_LOADS keeps the register transpose of a row-major B below the wait.
-            em.line(LOAD_WAIT)
+            em.line(load_wait(newer))
             em.line(PIN_LOADS)
         for t, d_tile in self.tiles:
             base = em.mul(buf, t.op.lds_elems)
@@ -84,6 +87,12 @@ BARRIER = "amdgpu.lds_barrier"
 LOAD_WAIT = "amdgpu.memory_counter_wait load(0)"
 
 
+def load_wait(newer: int) -> str:
+    """Wait for the global loads issued before the `newer` last ones (vmcnt(newer)):
+    loads return in order, so those are complete and the newer stay in flight."""
+    return f"amdgpu.memory_counter_wait load({newer})"
+
+
 def clamped(em: Emitter, k_tile: Value, k_tiles: int) -> Value:
     """The k-tile to load for `k_tile`, which may be one past the last: the last one
     again. Its values are never used (the loop's final carried values, or a store into
@@ -98,16 +107,20 @@ def clamped(em: Emitter, k_tile: Value, k_tiles: int) -> Value:
 
 def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int,
                 copies: TileCopies, step: MmaStep, accs: list[str],
-                acc_type: str) -> list[str]:
+                acc_type: str, depth: int = 1) -> list[str]:
     """The whole K reduction into `accs`; returns the final accumulators. With
-    `sched_barriers` (the plan's) PIN_LOADS fences the MMAs of each k-tile."""
+    `sched_barriers` (the plan's) PIN_LOADS fences the MMAs of each k-tile; `depth`
+    (plan pipeline_depth) k-tiles of loads run ahead of the MMAs."""
+    direct = isinstance(copies, TileCopies) and copies.direct
+    if depth == 2:
+        return _two_ahead(em, lds_buffers, sched_barriers, k_tiles, copies, step, accs,
+                          acc_type)
     n_acc = len(accs)
 
     def pin() -> None:
         if sched_barriers:
             em.line(PIN_LOADS)
 
-    direct = isinstance(copies, TileCopies) and copies.direct
     if lds_buffers == 2:
         copies.put(em, 0, 0, [x for x, _ in copies.fetch(em, 0)])
         if direct:
@@ -170,3 +183,93 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
 
     return counted_loop(em, k_tiles, [(x, acc_type) for x in accs] + staged, body, "kt",
                         unroll=False)[:n_acc]
+
+
+def _two_ahead(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int,
+               copies: TileCopies, step: MmaStep, accs: list[str],
+               acc_type: str) -> list[str]:
+    """`k_tile_loop` with the loads two k-tiles ahead: tile t+2's loads are issued
+    before tile t's MMAs, and tile t+1's (issued a k-tile earlier) are waited for only
+    at their LDS store, leaving t+2's in flight (`put`'s `newer`). Two k-tiles run per
+    trip of the loop, so the two register stages alternate under fixed names and the
+    loop carries one (or, with one LDS buffer, both) across its back edge, with no
+    register copies. Loads past the last k-tile are of the last one again
+    (`clamped`) and their values never stored where anything reads them.
+
+    Two LDS buffers: load t+2 | multiply t (buffer t % 2) | store t+1 into the other
+    buffer | barrier. One: store t | barrier | load t+2 | multiply t | barrier."""
+    n_acc = len(accs)
+    types = [acc_type] * n_acc
+
+    def pin() -> None:
+        if sched_barriers:
+            em.line(PIN_LOADS)
+
+    def fetch(kt: Value) -> list[tuple[str, str]]:
+        return copies.fetch(em, clamped(em, kt, k_tiles))
+
+    first = copies.fetch(em, 0)
+    # In load order (loads return in order): LLVM's waits at the loop's head merge the
+    # entry's order with the back edge's, and with the prologue's loads interleaved
+    # they came out as vmcnt(0) before the first k-tile's stores.
+    pin()
+    second = fetch(1) if k_tiles > 1 else []
+    pin()
+    if lds_buffers == 2:
+        copies.put(em, 0, 0, [x for x, _ in first], len(second))
+        em.line(BARRIER)
+
+        def tile(kt: Value, buf: int, accs_in: list[str],
+                 held: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+            # `held`: tile kt+1's values, stored into the other buffer after the MMAs.
+            ahead = fetch(em.add(kt, 2))
+            pin()
+            out = step.emit(em, buf, accs_in)
+            pin()
+            copies.put(em, clamped(em, em.add(kt, 1), k_tiles), 1 - buf, held, len(ahead))
+            em.line(BARRIER)
+            return out, ahead
+
+        def pair(i, carried):
+            kt = em.mul(i, 2)
+            out, ahead = tile(kt, 0, carried[:n_acc], carried[n_acc:])
+            out, after = tile(em.add(kt, 1), 1, out, [x for x, _ in ahead])
+            return out + [x for x, _ in after]
+
+        if k_tiles >= 2:
+            accs = counted_loop(em, k_tiles // 2, [(x, t) for x, t in zip(accs, types)]
+                                + second, pair, "kt", unroll=False)[:n_acc]
+        # An odd count's last k-tile is in buffer 0 (stored by the last trip).
+        return step.emit(em, 0, accs) if k_tiles % 2 else accs
+
+    def tile(kt: Value, accs_in: list[str], held: list[str], newer: list[str]
+             ) -> tuple[list[str], list[tuple[str, str]]]:
+        # `held`: tile kt's values; `newer`: tile kt+1's, still in flight.
+        copies.put(em, kt, 0, held, len(newer))
+        em.line(BARRIER)
+        ahead = fetch(em.add(kt, 2))
+        pin()
+        out = step.emit(em, 0, accs_in)
+        em.line(BARRIER)
+        return out, ahead
+
+    n_first = len(first)
+
+    def pair(i, carried):
+        kt = em.mul(i, 2)
+        held, newer = carried[n_acc:n_acc + n_first], carried[n_acc + n_first:]
+        out, ahead = tile(kt, carried[:n_acc], held, newer)
+        out, after = tile(em.add(kt, 1), out, newer, [x for x, _ in ahead])
+        return out + [x for x, _ in ahead] + [x for x, _ in after]
+
+    carried = [x for x, _ in first] + [x for x, _ in second]
+    if k_tiles >= 2:
+        out = counted_loop(em, k_tiles // 2, [(x, t) for x, t in zip(accs, types)] + first
+                           + second, pair, "kt", unroll=False)
+        accs, carried = out[:n_acc], out[n_acc:]
+    if k_tiles % 2:
+        # The last k-tile of an odd count: its values are the first stage carried out.
+        copies.put(em, k_tiles - 1, 0, carried[:n_first], len(carried) - n_first)
+        em.line(BARRIER)
+        accs = step.emit(em, 0, accs)
+    return accs

@@ -13,7 +13,7 @@ The register estimate is a model, not a count from a compiled kernel. Per lane, 
                  barriers; on gfx11/12 LLVM holds fewer when short, see register_floor)
   copy staging   ceil((mPB + nPB) * kPB * bytes / 4 / block size)
                  (one k-tile's global->LDS copy, held across the MMAs when loaded
-                 ahead: times cost_model.pipeline_depth)
+                 ahead: times the k-tiles in flight, `pipeline_depth`)
   addressing     ADDRESS_REGS (buffer offsets, loop counters, lane indices)
   byte transpose accumulators + BYTE_TRANSPOSE_REGS for 1-byte types (see there)
 `register_floor` (what must fit) is admitted while within REGISTER_HEADROOM of
@@ -33,7 +33,7 @@ from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
-from accel.tuning.cost_model import loads_ahead, params_for, pipeline_depth
+from accel.tuning.cost_model import loads_ahead, params_for, two_stages_pay
 
 
 # Registers for addresses, loop counters, lane indices and the epilogue's C offsets:
@@ -109,6 +109,7 @@ class _RegisterTerms(NamedTuple):
     fragment: int    # registers of one MMA operand fragment
     per_step: int    # fragment registers of one k-step (every repeat's A and B)
     steps: int       # k-steps per k-tile
+    depth: int       # k-tiles of loads in flight ahead of the MMAs (`pipeline_depth`)
 
     def with_fragments(self, live_steps: int) -> int:
         frags = self.per_step * live_steps
@@ -124,17 +125,34 @@ def _register_terms(arch: ArchInfo, instr: MmaInstr, config: PerfConfig,
     staging = ceil_div((config.m_per_block + config.n_per_block) * config.k_per_block * eb,
                        4 * block)
     transpose = acc + BYTE_TRANSPOSE_REGS[arch.wave_size] if eb == 1 else 0
-    # passes/plan_kernel.py (loaded_ahead) loads k-tiles ahead (pipeline_depth of them),
-    # holding them across the MMAs, except on gfx942 when the accumulators fill half
-    # the unified file.
+    # passes/plan_kernel.py (loaded_ahead) loads k-tiles ahead, holding them across the
+    # MMAs, except on gfx942 when the accumulators fill half the unified file.
     held = loads_ahead(arch, config)
     fragment = ceil_div(instr.a_len * eb, 4)
-    return _RegisterTerms(
-        base=acc + ADDRESS_REGS + transpose,
-        staging=staging * max(1, pipeline_depth(arch, config)),
+    one = _RegisterTerms(
+        base=acc + ADDRESS_REGS + transpose, staging=staging,
         b_staging=ceil_div(config.n_per_block * config.k_per_block * eb, 4 * block),
         held=held, fragment=fragment, per_step=repeats * fragment,
-        steps=config.k_per_block // instr.k)
+        steps=config.k_per_block // instr.k, depth=1 if held else 0)
+    if held and two_stages_pay(arch, config, in_type):
+        # A second k-tile in flight where the estimate with both stays inside the
+        # headroom the floor is admitted by: depth 2 never makes a config inadmissible,
+        # and LLVM keeps the allocator's slack (REGISTER_HEADROOM's spills were at 88%).
+        two = one._replace(staging=2 * staging, depth=2)
+        budget = register_budget(arch, config)
+        if _estimate(arch, config, two, budget) <= REGISTER_HEADROOM * budget:
+            return two
+    return one
+
+
+def pipeline_depth(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type: str) -> int:
+    """K-tiles of global loads in flight ahead of the MMAs that consume them, as
+    passes/plan_kernel.py plans them (plan `pipeline_depth`, codegen/schedule.py) and
+    the cost model costs them (cost_model.config_terms `depth`): 0 when nothing is
+    loaded ahead (cost_model.loads_ahead), 2 where a second stage pays
+    (cost_model.two_stages_pay) and the register estimate with it stays within
+    REGISTER_HEADROOM of the budget, else 1."""
+    return _register_terms(arch, instr, config, in_type).depth
 
 
 def register_estimate(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type: str) -> int:

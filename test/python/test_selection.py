@@ -15,7 +15,7 @@ from accel.tuning.selection import PAD_LIMIT, TIE, ranking_score, select
 from accel.passes.plan_kernel import check_buildable, loaded_ahead
 from accel.tuning.cost_model import loads_ahead
 from accel.tuning.selection import WIDE, WIDE_MARGIN, _ladder
-from accel.tuning.validity import check_config
+from accel.tuning.validity import check_config, pipeline_depth
 from accel.dialect.element_types import ELEMENT_BYTES
 
 
@@ -191,18 +191,29 @@ def test_decode_streams_b_at_full_width(arch_name):
     its B rows whole 128-byte lines (64 f16 or more), its k-tile as deep as the ladder
     goes (a workgroup walks all of K, one k-tile of loads in flight). On RDNA that
     streams B at DRAM speed; on gfx942 (5.3 TB/s) the per-k-tile load latency bounds
-    it, not the width (split-K or a deeper pipeline would help, not a wider tile)."""
+    it, not the width (split-K or a deeper pipeline would help, not a wider tile): every
+    16-row tile walks all of K at the same k-tile chain, so the widths nearly tie, and on
+    1x4096x4096 at pipeline depth 2 (tuning/validity.py) 16x32's shorter last k-step
+    and C store put it 0.6% ahead of 16x64, just past TIE: there a full-width tile
+    within 1% of the best is asserted."""
     arch = get_arch(arch_name)
     p = params_for(arch)
     for shape in (GemmShape(1, 1, 4096, 4096), GemmShape(1, 16, 11008, 4096),
                   GemmShape(1, 8, 4096, 11008)):
-        best = select(arch, "f16", "f16", shape).ranked[0]
+        ranked = select(arch, "f16", "f16", shape).ranked
+        best = ranked[0]
         c = best.config
-        assert c.m_per_block == 16 and c.n_per_block * 2 >= 128, (shape, c)
+        wide = next(r for r in ranked if r.config.m_per_block == 16
+                    and r.config.n_per_block * 2 >= 128)
+        assert c.m_per_block == 16, (shape, c)
+        assert c.n_per_block * 2 >= 128 or (arch_name == "gfx942"
+                                            and wide.score <= 1.01 * best.score), (shape, c)
         assert c.k_per_block >= 64, (shape, c)
         b_us = shape.k * shape.n * 2 / p.dram_bytes_per_clock / (p.clock_ghz * 1e3)
         assert best.score >= b_us
-        if arch_name != "gfx942":
+        # gfx942 16x11008x4096: 172 workgroups two k-tiles ahead stream B at DRAM speed
+        # (17.1 us against B's 17.0); 1x4096x4096's 64-128 do not (13.6 us, latency).
+        if best.breakdown["bound"] == "dram" or arch_name != "gfx942":
             assert best.breakdown["bound"] == "dram" and best.score < 1.1 * b_us, \
                 (shape, best.score, b_us)
         else:
@@ -315,15 +326,18 @@ def test_double_buffer_default_sets_schedule_and_doubles_lds():
 
 @pytest.mark.parametrize("arch_name", ["gfx942", "gfx1100", "gfx1201"])
 def test_pipeline_depth_is_the_kernel_plans(arch_name):
-    """The cost model hides load latency behind a k-tile of work exactly where
-    accel-plan-kernel loads a k-tile ahead (an aligned 16-bit operand: 8-wide vectors):
-    not on gfx942 when a 128x128 wave tile's accumulators fill half the registers."""
+    """The cost model hides load latency behind the k-tiles of work accel-plan-kernel
+    loads ahead (an aligned 16-bit operand: 8-wide vectors): none on gfx942 when a
+    128x128 wave tile's accumulators fill half the registers, else the plan's
+    pipeline_depth (test_pipeline_depth.py checks where it is 2)."""
     arch = get_arch(arch_name)
     good, _ = _ladder(arch, "f16", "f16", None, None, 1)
     ahead = {loads_ahead(arch, p.config) for p in good}
     for p in good:
         assert loads_ahead(arch, p.config) == loaded_ahead(8, 1, 16, p.config, arch), p.text
-        assert p.terms.depth == (1 if loads_ahead(arch, p.config) else 0)
+        depth = pipeline_depth(arch, p.instr, p.config, "f16")
+        assert p.terms.depth == depth
+        assert depth in ((1, 2) if loads_ahead(arch, p.config) else (0,)), p.text
     assert ahead == ({True, False} if arch_name == "gfx942" else {True})
 
 
@@ -396,8 +410,10 @@ def test_config_terms_take_a_variant_of_the_chips_constants():
     prep = next(p for p in _ladder(arch, "f16", "f16", None, None, 1)[0]
                 if (p.config.m_per_block, p.config.n_per_block, p.config.num_waves) == (128, 128, 8))
     per_cu = dataclasses.replace(params_for(arch), cus_per_unit=1)
-    wgp = config_terms(arch, "f16", prep.config, prep.instr, prep.lds, prep.regs)
-    cu = config_terms(arch, "f16", prep.config, prep.instr, prep.lds, prep.regs, per_cu)
+    wgp = config_terms(arch, "f16", prep.config, prep.instr, prep.lds, prep.regs,
+                       depth=prep.terms.depth)
+    cu = config_terms(arch, "f16", prep.config, prep.instr, prep.lds, prep.regs, per_cu,
+                      depth=prep.terms.depth)
     assert (wgp.units, cu.units) == (48, 96)
     assert (wgp.mma_rate, wgp.simds) == (2 * cu.mma_rate, 2 * cu.simds)
     assert wgp == prep.terms
