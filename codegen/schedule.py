@@ -194,7 +194,9 @@ def _two_ahead(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int
     trip of the loop, so the two register stages alternate under fixed names and the
     loop carries one (or, with one LDS buffer, both) across its back edge, with no
     register copies. Loads past the last k-tile are of the last one again
-    (`clamped`) and their values never stored where anything reads them.
+    (`clamped`) and their values never stored where anything reads them; where the
+    k-tile is a constant (a loop of one trip is inlined: K of two or three k-tiles)
+    they are left out.
 
     Two LDS buffers: load t+2 | multiply t (buffer t % 2) | store t+1 into the other
     buffer | barrier. One: store t | barrier | load t+2 | multiply t | barrier."""
@@ -206,6 +208,8 @@ def _two_ahead(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int
             em.line(PIN_LOADS)
 
     def fetch(kt: Value) -> list[tuple[str, str]]:
+        if isinstance(kt, int) and kt >= k_tiles:
+            return []
         return copies.fetch(em, clamped(em, kt, k_tiles))
 
     first = copies.fetch(em, 0)
@@ -222,11 +226,14 @@ def _two_ahead(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int
         def tile(kt: Value, buf: int, accs_in: list[str],
                  held: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
             # `held`: tile kt+1's values, stored into the other buffer after the MMAs.
+            nxt = em.add(kt, 1)
+            if isinstance(nxt, int) and nxt >= k_tiles:   # known to be the last k-tile
+                return step.emit(em, buf, accs_in), []
             ahead = fetch(em.add(kt, 2))
             pin()
             out = step.emit(em, buf, accs_in)
             pin()
-            copies.put(em, clamped(em, em.add(kt, 1), k_tiles), 1 - buf, held, len(ahead))
+            copies.put(em, clamped(em, nxt, k_tiles), 1 - buf, held, len(ahead))
             em.line(BARRIER)
             return out, ahead
 
