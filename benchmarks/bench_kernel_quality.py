@@ -9,7 +9,8 @@ with the selector's tile, per chip: MMA work share = MMA work / (MMA work + othe
 instructions), each MMA weighted m*n*k/4096 (a 32x32x8 counts 2, a 16x16x16 1); load
 cover = per global load of the loop, the MMA work issued between it and the first
 wait that needs it (`vmcnt(N)` / `s_wait_loadcnt N` leaves the N newest outstanding),
-across the back edge; the instruction mix; VGPRs, scratch, spills; simulated LDS bank
+across the back edge; the plan's pipeline depth (k-tiles ahead the loads are issued);
+the instruction mix; VGPRs, scratch, spills; simulated LDS bank
 conflicts; and per chip the medians.
 
 Then, for each case (arch, perf config, operand layouts) it compiles a GEMM with
@@ -384,8 +385,10 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
                     rd, wr = bank_conflicts(arch, "f16", kern.metadata["perf_config"], "row",
                                             "transposed" if trans_b else "row")
                     sim_text = f" bank-conflict clocks rd={rd} wr={wr}"
+                depth = pipeline_depth(_plan_text("f16", kern.metadata["perf_config"],
+                                                  trans_b, arch, (m, n, k)))
                 print(f"  {arch} {m}x{n}x{k} B={'transposed' if trans_b else 'row'} "
-                      f"{kern.metadata['perf_config']} vgpr={s['vgprs']}"
+                      f"{kern.metadata['perf_config']} depth={depth} vgpr={s['vgprs']}"
                       + (f"+agpr={s['agprs']}" if s["agprs"] else "")
                       + f" scratch={s['scratch']}B spills={s['spills']}{sim_text}{kept}")
                 print(f"      {main_loop_line(kern.assembly)}")
@@ -428,22 +431,34 @@ def full_agprs() -> None:
                     totals["with scratch"] += bool(s["scratch"])
                     totals["with spills"] += bool(s["spills"])
                     print(f"  {in_type} {prep.text} B={'transposed' if trans_b else 'row'} "
-                          f"read-ahead={plan.group(1) if plan else '?'} vgpr={s['vgprs']} "
+                          f"read-ahead={plan.group(1) if plan else '?'} depth="
+                          f"{pipeline_depth(_plan_text(in_type, prep.text, trans_b))} "
+                          f"vgpr={s['vgprs']} "
                           f"scratch={s['scratch']}B spills={s['spills']} work share "
                           f"{work_share(mma_loop(kern.assembly)):.3f}")
     print(f"  {totals['kernels']} kernels, {totals['with scratch']} with scratch, "
           f"{totals['with spills']} with spills")
 
 
-def _plan_text(in_type: str, config: str, trans_b: bool) -> str:
+def _plan_text(in_type: str, config: str, trans_b: bool, arch: str = "gfx942",
+               shape: tuple[int, int, int] = (2048, 2048, 2048), b_type: str | None = None,
+               trans_a: bool = False, a_layout: str = "row", b_layout: str = "row") -> str:
     """The planned gemm's attributes (accel-plan-kernel) as text."""
-    text = gemm_module_text("gfx942", g=1, m=2048, n=2048, k=2048, in_type=in_type,
-                            out_type=None, trans_a=False, trans_b=trans_b, a_layout="row",
-                            b_layout="row", perf_config=config, accumulate=False)
+    m, n, k = shape
+    text = gemm_module_text(arch, g=1, m=m, n=n, k=k, in_type=in_type, b_type=b_type,
+                            out_type=None, trans_a=trans_a, trans_b=trans_b,
+                            a_layout=a_layout, b_layout=b_layout, perf_config=config,
+                            accumulate=False)
     with new_context():
         module = ir.Module.parse(text)
         PlanKernel().run(module)
         return str(module)
+
+
+def pipeline_depth(text: str) -> str:
+    """The plan's pipeline_depth (k-tiles the loads run ahead) in `_plan_text`'s text."""
+    m = re.search(r"pipeline_depth = (\d+)", text)
+    return m.group(1) if m else "?"
 
 
 def c_staging(arch_filter: str | None, sim: bool) -> None:
@@ -525,7 +540,12 @@ def main() -> None:
         c = s["counts"]
         regs = f"vgpr={s['vgprs']}" + (f"+agpr={s['agprs']}" if s["agprs"] else "")
         types = t if bt == t else f"{t} x {bt}"
-        print(f"[{i}] {arch} {types} {config} A={la} B={lb}  ({ms:.0f} ms to compile)")
+        depth = pipeline_depth(_plan_text(
+            t, config, lb == "transposed", arch, (SHAPE["m"], SHAPE["n"], SHAPE["k"]), bt,
+            la == "transposed", "accel" if la == "accel" else "row",
+            "accel" if lb == "accel" else "row"))
+        print(f"[{i}] {arch} {types} {config} A={la} B={lb} depth={depth}  "
+              f"({ms:.0f} ms to compile)")
         print(f"    {regs} scratch={s['scratch']}B spills={s['spills']} "
               f"code={text_bytes(k.code_object)}B  mma {fmt(c['mma'])}")
         print(f"    global load {fmt(c['gload'])} | store {fmt(c['gstore'])}")
