@@ -8,6 +8,11 @@ in 16x16x16 units, on the selector's 4096^3 tiles): gfx942 8 -> 32, gfx1100 0 ->
 gfx1201 16 -> 16 (B transposed 0 -> 16). Cost: the held values, as the register
 estimate's copy staging allows (tuning/validity.py).
 
+With plan pipeline_depth 2 (two LDS buffers only) they run two k-tiles ahead
+(`_two_ahead`): tile t+2's loads are issued before tile t's MMAs, and a wait before tile
+t+1's LDS store leaves them in flight, so a load is covered by two k-tiles of MMAs; the
+loop's two k-tiles a trip keep the two register stages under fixed names.
+
 Direct-to-LDS (plan direct_to_lds, scheduleVersion 3 and 4) holds nothing in
 registers: with one buffer a k-tile's gather_to_lds is waited for before its MMAs
 (store t | wait | barrier | multiply t | barrier, the global latency exposed); with two
@@ -107,14 +112,13 @@ def clamped(em: Emitter, k_tile: Value, k_tiles: int) -> Value:
 
 def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int,
                 copies: TileCopies, step: MmaStep, accs: list[str],
-                acc_type: str, depth: int = 1) -> list[str]:
+                acc_type: str, depth: int) -> list[str]:
     """The whole K reduction into `accs`; returns the final accumulators. With
     `sched_barriers` (the plan's) PIN_LOADS fences the MMAs of each k-tile; `depth`
     (plan pipeline_depth) k-tiles of loads run ahead of the MMAs."""
     direct = isinstance(copies, TileCopies) and copies.direct
     if depth == 2:
-        return _two_ahead(em, lds_buffers, sched_barriers, k_tiles, copies, step, accs,
-                          acc_type)
+        return _two_ahead(em, sched_barriers, k_tiles, copies, step, accs, acc_type)
     n_acc = len(accs)
 
     def pin() -> None:
@@ -185,23 +189,17 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
                         unroll=False)[:n_acc]
 
 
-def _two_ahead(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int,
-               copies: TileCopies, step: MmaStep, accs: list[str],
-               acc_type: str) -> list[str]:
-    """`k_tile_loop` with the loads two k-tiles ahead: tile t+2's loads are issued
-    before tile t's MMAs, and tile t+1's (issued a k-tile earlier) are waited for only
-    at their LDS store, leaving t+2's in flight (`put`'s `newer`). Two k-tiles run per
-    trip of the loop, so the two register stages alternate under fixed names and the
-    loop carries one (or, with one LDS buffer, both) across its back edge, with no
-    register copies. Loads past the last k-tile are of the last one again
-    (`clamped`) and their values never stored where anything reads them; where the
-    k-tile is a constant (a loop of one trip is inlined: K of two or three k-tiles)
-    they are left out.
-
-    Two LDS buffers: load t+2 | multiply t (buffer t % 2) | store t+1 into the other
-    buffer | barrier. One: store t | barrier | load t+2 | multiply t | barrier."""
+def _two_ahead(em: Emitter, sched_barriers: bool, k_tiles: int, copies: TileCopies,
+               step: MmaStep, accs: list[str], acc_type: str) -> list[str]:
+    """`k_tile_loop` with two LDS buffers and the loads two k-tiles ahead: load t+2 |
+    multiply t (buffer t % 2) | wait for t+1's loads (issued a k-tile earlier), leaving
+    t+2's in flight (`put`'s `newer`) | store t+1 into the other buffer | barrier. The
+    loop's two k-tiles a trip keep the two register stages under fixed names: it
+    carries one stage across its back edge, with no register copies. Loads past the
+    last k-tile are of the last one again (`clamped`) and stored into a buffer nothing
+    reads again; where the k-tile is a constant (a loop of one trip is inlined: K of two
+    or three k-tiles) they are left out."""
     n_acc = len(accs)
-    types = [acc_type] * n_acc
 
     def pin() -> None:
         if sched_barriers:
@@ -217,66 +215,33 @@ def _two_ahead(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int
     # entry's order with the back edge's, and with the prologue's loads interleaved
     # they came out as vmcnt(0) before the first k-tile's stores.
     pin()
-    second = fetch(1) if k_tiles > 1 else []
+    second = fetch(1)
     pin()
-    if lds_buffers == 2:
-        copies.put(em, 0, 0, [x for x, _ in first], len(second))
-        em.line(BARRIER)
+    copies.put(em, 0, 0, [x for x, _ in first], len(second))
+    em.line(BARRIER)
 
-        def tile(kt: Value, buf: int, accs_in: list[str],
-                 held: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
-            # `held`: tile kt+1's values, stored into the other buffer after the MMAs.
-            nxt = em.add(kt, 1)
-            if isinstance(nxt, int) and nxt >= k_tiles:   # known to be the last k-tile
-                return step.emit(em, buf, accs_in), []
-            ahead = fetch(em.add(kt, 2))
-            pin()
-            out = step.emit(em, buf, accs_in)
-            pin()
-            copies.put(em, clamped(em, nxt, k_tiles), 1 - buf, held, len(ahead))
-            em.line(BARRIER)
-            return out, ahead
-
-        def pair(i, carried):
-            kt = em.mul(i, 2)
-            out, ahead = tile(kt, 0, carried[:n_acc], carried[n_acc:])
-            out, after = tile(em.add(kt, 1), 1, out, [x for x, _ in ahead])
-            return out + [x for x, _ in after]
-
-        if k_tiles >= 2:
-            accs = counted_loop(em, k_tiles // 2, [(x, t) for x, t in zip(accs, types)]
-                                + second, pair, "kt", unroll=False)[:n_acc]
-        # An odd count's last k-tile is in buffer 0 (stored by the last trip).
-        return step.emit(em, 0, accs) if k_tiles % 2 else accs
-
-    def tile(kt: Value, accs_in: list[str], held: list[str], newer: list[str]
-             ) -> tuple[list[str], list[tuple[str, str]]]:
-        # `held`: tile kt's values; `newer`: tile kt+1's, still in flight.
-        copies.put(em, kt, 0, held, len(newer))
-        em.line(BARRIER)
+    def tile(kt: Value, buf: int, accs_in: list[str],
+             held: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+        # `held`: tile kt+1's values, stored into the other buffer after the MMAs.
+        nxt = em.add(kt, 1)
+        if isinstance(nxt, int) and nxt >= k_tiles:   # known to be the last k-tile
+            return step.emit(em, buf, accs_in), []
         ahead = fetch(em.add(kt, 2))
         pin()
-        out = step.emit(em, 0, accs_in)
+        out = step.emit(em, buf, accs_in)
+        pin()
+        copies.put(em, clamped(em, nxt, k_tiles), 1 - buf, held, len(ahead))
         em.line(BARRIER)
         return out, ahead
 
-    n_first = len(first)
-
     def pair(i, carried):
         kt = em.mul(i, 2)
-        held, newer = carried[n_acc:n_acc + n_first], carried[n_acc + n_first:]
-        out, ahead = tile(kt, carried[:n_acc], held, newer)
-        out, after = tile(em.add(kt, 1), out, newer, [x for x, _ in ahead])
-        return out + [x for x, _ in ahead] + [x for x, _ in after]
+        out, ahead = tile(kt, 0, carried[:n_acc], carried[n_acc:])
+        out, after = tile(em.add(kt, 1), 1, out, [x for x, _ in ahead])
+        return out + [x for x, _ in after]
 
-    carried = [x for x, _ in first] + [x for x, _ in second]
     if k_tiles >= 2:
-        out = counted_loop(em, k_tiles // 2, [(x, t) for x, t in zip(accs, types)] + first
-                           + second, pair, "kt", unroll=False)
-        accs, carried = out[:n_acc], out[n_acc:]
-    if k_tiles % 2:
-        # The last k-tile of an odd count: its values are the first stage carried out.
-        copies.put(em, k_tiles - 1, 0, carried[:n_first], len(carried) - n_first)
-        em.line(BARRIER)
-        accs = step.emit(em, 0, accs)
-    return accs
+        accs = counted_loop(em, k_tiles // 2, [(x, acc_type) for x in accs] + second, pair,
+                            "kt", unroll=False)[:n_acc]
+    # An odd count's last k-tile is in buffer 0 (stored by the last trip).
+    return step.emit(em, 0, accs) if k_tiles % 2 else accs

@@ -8,7 +8,8 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
   k_steps_per_read = 2                      MMA k-steps one LDS fragment read serves
   lds_buffers = 2                           LDS copies of the A and B tiles (2: double buffer)
   pipeline_depth = 2                        k-tiles ahead of their MMAs the loaded-ahead
-                                            operands' global loads are issued (1 or 2)
+                                            operands' global loads are issued (1, or 2
+                                            with two LDS buffers)
   sched_barriers = true                     scheduling barriers keep the next k-tile's global
                                             loads ahead of the MMAs, its LDS stores after (and
                                             a copy not loaded ahead out of the MMAs)
@@ -172,6 +173,8 @@ class KernelPlan:
             bools[name] = bool(a.value)
         if bools["interleave_reads"] and not bools["lds_read_ahead"]:
             raise AccelError("interleave_reads needs lds_read_ahead")
+        if ints["pipeline_depth"] == 2 and (ints["lds_buffers"] != 2 or bools["direct_to_lds"]):
+            raise AccelError("pipeline_depth 2 needs lds_buffers 2 and no direct_to_lds")
         return cls(symbol=strings["kernel_symbol"], mma=strings["mma"], **bools,
                    a=OperandPlan.read(op.attributes["a_copy"], "a_copy"),
                    b=OperandPlan.read(op.attributes["b_copy"], "b_copy"), **ints)

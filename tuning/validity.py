@@ -134,10 +134,16 @@ def _register_terms(arch: ArchInfo, instr: MmaInstr, config: PerfConfig,
         b_staging=ceil_div(config.n_per_block * config.k_per_block * eb, 4 * block),
         held=held, fragment=fragment, per_step=repeats * fragment,
         steps=config.k_per_block // instr.k, depth=1 if held else 0)
-    if held and two_stages_pay(arch, config, in_type):
+    if held and config.double_buffered and two_stages_pay(arch, config, in_type):
+        # Only with two LDS buffers, whose loop already runs two k-tiles a trip (the two
+        # stages alternate under fixed names): with one, two stages double the loop
+        # body, and that cost compile time on every kernel it built, median CPU time of
+        # the 8 such kernels of bench_compile.py's 18 +15% (121.8 -> 139.5 ms), up to
+        # +76% (gfx942 i8 77x1001x320), measured in one process, interleaved.
         # A second k-tile in flight where the estimate with both stays inside the
-        # headroom the floor is admitted by: depth 2 never makes a config inadmissible,
-        # and LLVM keeps the allocator's slack (REGISTER_HEADROOM's spills were at 88%).
+        # headroom the floor is admitted by (the estimate is at least the floor): depth 2
+        # never makes a config inadmissible, and leaves the allocator the slack whose
+        # lack spilled (REGISTER_HEADROOM: floors of 224 of 256).
         two = one._replace(staging=2 * staging, depth=2)
         budget = register_budget(arch, config)
         if _estimate(arch, config, two, budget) <= REGISTER_HEADROOM * budget:
@@ -149,9 +155,9 @@ def pipeline_depth(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type:
     """K-tiles of global loads in flight ahead of the MMAs that consume them, as
     passes/plan_kernel.py plans them (plan `pipeline_depth`, codegen/schedule.py) and
     the cost model costs them (cost_model.config_terms `depth`): 0 when nothing is
-    loaded ahead (cost_model.loads_ahead), 2 where a second stage pays
-    (cost_model.two_stages_pay) and the register estimate with it stays within
-    REGISTER_HEADROOM of the budget, else 1."""
+    loaded ahead (cost_model.loads_ahead), 2 with two LDS buffers (scheduleVersion 2)
+    where a second stage pays (cost_model.two_stages_pay) and the register estimate
+    with it stays within REGISTER_HEADROOM of the budget, else 1."""
     return _register_terms(arch, instr, config, in_type).depth
 
 

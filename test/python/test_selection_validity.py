@@ -7,8 +7,7 @@ from accel.dialect.perf_config import PerfConfig
 from accel.target.database import get_arch
 from accel.tuning.selection import _ladder
 from accel.tuning.validity import (check_config, instruction_for, lane_k_run, lds_bytes,
-                                   pipeline_depth, register_budget, register_estimate,
-                                   register_floor)
+                                   register_budget, register_estimate, register_floor)
 
 SHAPE = GemmShape(1, 1024, 1024, 1024)
 # rocMLIR-style defaults that are valid on each arch.
@@ -77,10 +76,7 @@ def test_register_estimate_terms():
     acc = 64 * 64 // 64
     fragments = (2 + 2) * (32 // 8) * 2                # repeats x k-steps x regs of 4 f16
     staging = (128 + 128) * 32 * 2 // 4 // 256
-    # Two k-tiles of it in flight (pipeline depth 2): its 512 MFMA clocks a k-tile are
-    # under the 1200-clock latency, and 160 registers are within 85% of 512.
-    assert pipeline_depth(arch, instr, cfg, "f16") == 2
-    assert register_estimate(arch, instr, cfg, "f16") == acc + fragments + 2 * staging + 32
+    assert register_estimate(arch, instr, cfg, "f16") == acc + fragments + staging + 32
     # gfx942 admits by the whole k-tile's fragments (its floor is the estimate).
     assert register_floor(arch, instr, cfg, "f16") == register_estimate(arch, instr, cfg, "f16")
 

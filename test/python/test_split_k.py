@@ -183,17 +183,15 @@ FILLED = [GemmShape(1, 4096, 4096, 4096), GemmShape(1, 512, 512, 512),
 
 
 def test_skinny_deep_gemm_on_gfx942_is_split():
-    """16x4096x8192 on MI300X: the selector's tile leaves most of 304 CUs idle or walks
-    all of K; the estimate with split-K is lower by more than GAIN (26.8 us -> 16.3).
-    (48x4096x4096 does not split: with loads two k-tiles ahead its 16x64x128 tile is
-    estimated at 13.7 us, four slices at 14.4.)"""
-    sel = select(get_arch("gfx942"), "f16", "f16", SKINNY[1])
+    """48x4096x4096 on MI300X: the selector's tile leaves most of 304 CUs idle or walks
+    all of K; the estimate with split-K is lower by more than GAIN."""
+    sel = select(get_arch("gfx942"), "f16", "f16", SKINNY[0])
     chosen = choose_split_k(sel)
     assert chosen.split_k > 1
     prep, launch = sel.scored[0]
     base = cost_model.estimate_us(prep.terms, "f16", launch)
     tile = next((p, lc) for p, lc in sel.scored if p.config == chosen.replace(split_k=1))
-    assert split_cost_us(tile[0].terms, "f16", "f16", SKINNY[1], tile[1],
+    assert split_cost_us(tile[0].terms, "f16", "f16", SKINNY[0], tile[1],
                          chosen.split_k) < (1 - GAIN) * base
 
 
@@ -247,14 +245,14 @@ def test_candidates_are_one_per_tile_size_first_ranked():
 def test_library_compiles_the_split_with_its_workspace():
     """compile_gemm on a skinny deep shape: two kernels in launch order, the partials
     buffer named in the metadata's workspace with both kernels."""
-    result = compile_gemm("gfx942", m=16, n=4096, k=8192, assembly=False)
+    result = compile_gemm("gfx942", m=48, n=4096, k=4096, assembly=False)
     meta = result.metadata()
     partial, reduction = meta["kernels"]
     assert partial["split_k"] == reduction["split_k"] > 1
     assert reduction["op"] == "split_k_reduce"
     (buf,) = meta["workspace"]["buffers"]
     assert buf["kernels"] == [partial["symbol"], reduction["symbol"]]
-    assert buf["shape"] == [partial["split_k"], 16, 4096] and buf["dtype"] == "f32"
+    assert buf["shape"] == [partial["split_k"], 48, 4096] and buf["dtype"] == "f32"
     assert partial["args"][2]["kind"] == reduction["args"][0]["kind"] == "workspace"
     assert partial["grid"][2] == partial["split_k"]
 
@@ -306,13 +304,13 @@ def test_migraphx_split_k_chain(arch):
 def test_a_batch_splits_as_compile_gemm_does():
     """compile_batch (accel-compile's engine) chooses the split compile_gemm chooses and
     takes a given splitKFactor: both kernels, in launch order, and the workspace."""
-    shape = {"arch": "gfx942", "m": 16, "n": 4096, "k": 8192}
+    shape = {"arch": "gfx942", "m": 48, "n": 4096, "k": 4096}
     chosen = compile_batch([shape], assembly=False)
-    direct = compile_gemm("gfx942", m=16, n=4096, k=8192, assembly=False)
+    direct = compile_gemm("gfx942", m=48, n=4096, k=4096, assembly=False)
     assert chosen.ok and chosen.compile_result() == direct
     assert [k.metadata.get("op") for k in chosen.kernels] == [None, "split_k_reduce"]
     split = str(choose_split_k(select(get_arch("gfx942"), "f16", "f16",
-                                      GemmShape(1, 16, 4096, 8192))))
+                                      GemmShape(1, 48, 4096, 4096))))
     given = compile_batch([{**shape, "perf_config": split}], assembly=False)
     assert given.compile_result() == direct and given.metadata()["workspace"] == \
         direct.workspace
@@ -326,9 +324,9 @@ def test_a_grouped_gemm_is_not_split():
 
 
 def test_accel_select_reports_the_split(capsys):
-    assert accel_select.main(["--arch", "gfx942", "-m", "16", "-n", "4096", "-k", "8192",
+    assert accel_select.main(["--arch", "gfx942", "-m", "48", "-n", "4096", "-k", "4096",
                               "--top", "1", "--no-rejected"]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     want = choose_split_k(select(get_arch("gfx942"), "f16", "f32",
-                                 GemmShape(1, 16, 4096, 8192)))
+                                 GemmShape(1, 48, 4096, 4096)))
     assert last.startswith(f"split-K: {want} ({want.split_k} slices")

@@ -3,13 +3,13 @@
 // its grid counting every slice.
 // RUN: accel-opt %s --accel-affix-perf-config --split-input-file | FileCheck %s
 
-// 16x4096x8192 on MI300X: the 16x64 tile makes 64 workgroups for 304 CUs, each over
-// all 8192 of K; four slices make 256 of a quarter of K each.
+// 48x4096x4096 on MI300X: the 16x64 tile makes 3 x 64 = 192 workgroups for 304 CUs,
+// each over all 4096 of K; four slices make 768 of a quarter of K each.
 // CHECK-LABEL: func.func @skinny
-// CHECK: grid_size = 256 : i64
-// CHECK-SAME: perf_config = "v4:16,64,8,16,64,16,8,4,1,2,0,0,1,1"
-func.func @skinny(%a: memref<1x16x8192xf16>, %b: memref<1x8192x4096xf16>, %c: memref<1x16x4096xf16>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "row", b_layout = "row", c_layout = "row"} : (memref<1x16x8192xf16>, memref<1x8192x4096xf16>, memref<1x16x4096xf16>) -> ()
+// CHECK: grid_size = 768 : i64
+// CHECK-SAME: perf_config = "v4:16,64,16,16,32,16,8,4,1,2,0,0,1,1"
+func.func @skinny(%a: memref<1x48x4096xf16>, %b: memref<1x4096x4096xf16>, %c: memref<1x48x4096xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", a_layout = "row", b_layout = "row", c_layout = "row"} : (memref<1x48x4096xf16>, memref<1x4096x4096xf16>, memref<1x48x4096xf16>) -> ()
   return
 }
 

@@ -5,7 +5,7 @@
 // buffer as one 64-bit unit at its XOR-swizzled place; after a second barrier a lane
 // reads back 8 columns of one row (two units, halves swapped back when the row's key
 // is odd) and stores them as one 128-bit vector.
-// CHECK-LABEL: gpu.func @accel_gemm_g1_m32_n64_k128_f16_f16_gfx942
+// CHECK-LABEL: gpu.func @accel_gemm_g1_m32_n64_k64_f16_f16_gfx942
 // CHECK-SAME: workgroup(%[[LDS:.*]] : memref<1088xf16, #gpu.address_space<workgroup>>,
 // CHECK: scf.for
 // CHECK: } {loop_annotation
@@ -24,8 +24,8 @@
 // CHECK-COUNT-1: amdgpu.raw_buffer_store %{{.*}} : vector<8xf16>
 // CHECK-NOT: amdgpu.raw_buffer_store
 // CHECK: gpu.return
-func.func @mfma16(%a: memref<1x32x128xf16>, %b: memref<1x128x64xf16>, %c: memref<1x32x64xf16>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,32,4,32,32,16,8,1,1,1,0,0,1,1"} : (memref<1x32x128xf16>, memref<1x128x64xf16>, memref<1x32x64xf16>) -> ()
+func.func @mfma16(%a: memref<1x32x64xf16>, %b: memref<1x64x64xf16>, %c: memref<1x32x64xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,32,4,32,32,16,8,1,1,1,0,0,1,1"} : (memref<1x32x64xf16>, memref<1x64x64xf16>, memref<1x32x64xf16>) -> ()
   return
 }
 

@@ -82,21 +82,12 @@ func.func @odd(%a: memref<1x64x160xf16>, %b: memref<1x160x48xf16>, %c: memref<1x
 
 // -----
 
-// One LDS buffer (scheduleVersion 1), two k-tiles ahead: store k-tile t | barrier |
-// loads of t+2 | MMAs of t | barrier, two k-tiles a trip (8 k-tiles, 4 trips); both
-// stages of loaded values ride in the loop's iter_args (three vectors each). The
-// stores of the older stage wait once for its loads, leaving the newer stage's three
-// in flight (plan load_wait_once).
+// One LDS buffer (scheduleVersion 1): store k-tile t | barrier | loads of t+1 |
+// MMAs of t | barrier; the loaded values ride in the loop's iter_args.
 // CHECK-LABEL: func.func @single_buffer
-// CHECK: scf.for %{{.*}} = %c0_i32 to %c4_i32 step %c1_i32 iter_args({{.*}}) -> (vector<4xf32>, vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>) : i32 {
-// CHECK: amdgpu.memory_counter_wait load(3)
-// CHECK-NEXT: rocdl.sched.barrier none
-// CHECK: vector.store
-// CHECK: amdgpu.lds_barrier
-// CHECK: rocdl.sched.barrier none
-// CHECK: amdgpu.mfma 16x16x16
-// CHECK: amdgpu.lds_barrier
-// CHECK: amdgpu.memory_counter_wait load(3)
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c8_i32 step %c1_i32 iter_args({{.*}}) -> (vector<4xf32>, vector<8xf16>, vector<8xf16>, vector<8xf16>) : i32 {
+// The stores of the carried values wait once for all their loads (plan load_wait_once).
+// CHECK-NEXT: amdgpu.memory_counter_wait load(0)
 // CHECK-NEXT: rocdl.sched.barrier none
 // CHECK: vector.store
 // CHECK: amdgpu.lds_barrier
@@ -106,25 +97,6 @@ func.func @odd(%a: memref<1x64x160xf16>, %b: memref<1x160x48xf16>, %c: memref<1x
 // CHECK-NEXT: scf.yield
 func.func @single_buffer(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf16>) {
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,1,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf16>) -> ()
-  return
-}
-
-// -----
-
-// One buffer, one k-tile ahead (plan pipeline_depth 1): store k-tile t | barrier |
-// loads of t+1 | MMAs of t | barrier; the loaded values ride in the loop's iter_args.
-// CHECK-LABEL: func.func @single_buffer_one_ahead
-// CHECK: scf.for %{{.*}} = %c0_i32 to %c4_i32 step %c1_i32 iter_args(
-// CHECK-NEXT: amdgpu.memory_counter_wait load(0)
-// CHECK-NEXT: rocdl.sched.barrier none
-// CHECK: vector.store
-// CHECK: amdgpu.lds_barrier
-// CHECK: rocdl.sched.barrier none
-// CHECK: amdgpu.mfma 32x32x8
-// CHECK: amdgpu.lds_barrier
-// CHECK-NEXT: scf.yield
-func.func @single_buffer_one_ahead(%a: memref<1x128x512xf16>, %b: memref<1x512x128xf16>, %c: memref<1x128x128xf16>) {
-  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:128,128,16,64,64,32,8,1,1,2,0,0,1,1"} : (memref<1x128x512xf16>, memref<1x512x128xf16>, memref<1x128x128xf16>) -> ()
   return
 }
 

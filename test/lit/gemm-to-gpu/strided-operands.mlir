@@ -60,7 +60,7 @@ func.func @packed_and_view(%a: memref<2x64x256xf16>, %a2: memref<2x64x256xf16, s
 // k-tile.
 // CHECK-LABEL: gpu.func @accel_gemm_g2_m64_n48_k256_f16_f16_sv{{[0-9a-f]+}}_gfx942(%arg0: memref<2x64x256xf16, strided<[1, 520, 2]>>
 // CHECK: scf.for
-// CHECK: %[[KT:.*]] = arith.muli %{{.*}}, %c64_i32 : i32
+// CHECK: %[[KT:.*]] = arith.muli %arg5, %c64_i32 : i32
 // CHECK: %[[MT:.*]] = arith.muli %{{.*}}, %c16640_i32 : i32
 // CHECK: %[[ORIGIN:.*]] = arith.addi %[[MT]], %[[KT]] : i32
 // CHECK: %[[M:.*]] = arith.select %{{.*}}, %{{.*}}, %c64_i32 : i32

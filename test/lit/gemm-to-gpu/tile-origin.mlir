@@ -2,18 +2,15 @@
 
 // Plan sgpr_offset: the global loads index the k-tile locally and take its origin
 // (workgroup-uniform) as sgprOffset, in elements: A [1, 64, 256] row-major, k-tile kt of
-// 32 columns: kt * 32; the M tile stays in the indices. The k-tiles after the last are
-// clamped to the last (arith.minui ..., 7), not masked. Loads run two k-tiles ahead
-// (plan pipeline_depth 2), two k-tiles a trip: the first k-tile of trip i is 2i and
-// loads k-tile 2i + 2.
+// 32 columns: kt * 32; the M tile stays in the indices. The k-tile after the last is
+// clamped to the last (arith.minui ..., 7), not masked.
 // CHECK-LABEL: func.func @single_buffer
 // CHECK: %[[BY:.*]] = arith.index_castui %block_id_y : index to i32
 // CHECK: %[[ROW0:.*]] = arith.muli %[[BY]], %c32_i32 : i32
 // CHECK: %[[ROW:.*]] = arith.addi %[[ROW0]], %{{.*}} : i32
 // CHECK: amdgpu.raw_buffer_load %arg0[%{{.*}}, %[[ROW]], %{{.*}}] : memref<1x64x256xf16>
-// CHECK: scf.for %[[TRIP:.*]] = %c0_i32 to %c4_i32 step %c1_i32
-// CHECK: %[[KT:.*]] = arith.muli %[[TRIP]], %c2_i32 : i32
-// CHECK: %[[NEXT:.*]] = arith.addi %[[KT]], %c2_i32 : i32
+// CHECK: scf.for %[[KT:.*]] = %c0_i32 to %c8_i32 step %c1_i32
+// CHECK: %[[NEXT:.*]] = arith.addi %[[KT]], %c1_i32 : i32
 // CHECK: %[[LOAD:.*]] = arith.minui %[[NEXT]], %c7_i32 : i32
 // CHECK: %[[K:.*]] = arith.muli %[[LOAD]], %c32_i32 : i32
 // CHECK: amdgpu.raw_buffer_load %arg0[%{{.*}}, %[[ROW]], %{{.*}}] sgprOffset %[[K]] : memref<1x64x256xf16>

@@ -7,11 +7,9 @@
 // The pass alone, after LLVM's assembly, gives the same text.
 // RUN: sed 's/##ARCH##/gfx1100/' %s | accel-opt --pass-pipeline='builtin.module(accel-affix-perf-config, accel-plan-kernel, accel-gemm-to-gpu, gpu.module(convert-scf-to-cf, convert-amdgpu-to-rocdl{chipset=gfx1100}, convert-gpu-to-rocdl{chipset=gfx1100 use-bare-ptr-memref-call-conv=true}), rocdl-attach-target{chip=gfx1100}, gpu-to-llvm{use-bare-pointers-for-kernels=true}, gpu-module-to-binary{format=isa}, accel-wmma-banks{format=isa})' | FileCheck %s --check-prefix=WMMA
 
-// A 32x32 tile of 2x2 waves, 16x16 each: 2 k-steps of one WMMA per k-tile of 32, K's
-// two k-tiles in straight code (loads two k-tiles ahead, plan pipeline_depth 2: a loop
-// of one trip of two k-tiles is inlined).
+// A 32x32 tile of 2x2 waves, 16x16 each: 2 k-steps of one WMMA per k-tile of 32.
 // WMMA: gpu.binary @accel_gemm_g1_m32_n32_k64_f16_f32
-// WMMA-SAME: assembly = "; accel-wmma-banks: 4 of 4 v_wmma on three VGPR banks (as allocated: 0), VGPRs renumbered
+// WMMA-SAME: assembly = "; accel-wmma-banks: 2 of 2 v_wmma on three VGPR banks (as allocated: 0), VGPRs renumbered
 // WMMA-SAME: v_wmma_f32_16x16x16_f16
 // MFMA: gpu.binary @accel_gemm_g1_m32_n32_k64_f16_f32_gfx942
 // MFMA-NOT: accel-wmma-banks
