@@ -1,8 +1,8 @@
 """Kernel quality per arch and tile: what the ISA and the simulator's LDS model show.
 
     python benchmarks/bench_kernel_quality.py [--arch gfx942] [--no-sim] [--show-asm N]
-        [--only cases|shapes|c-staging|full-agprs] [--schedule-version 1|2|3|4]
-        [--without-wmma-banks]
+        [--only cases|shapes|c-staging|full-agprs|depth-two] [--schedule-version 1|2|3|4]
+        [--without-wmma-banks] [--every N] [--trans-b]
 
 First the main loop (the innermost loop holding MMAs) of the six GEMMs of issue 12
 with the selector's tile, per chip: MMA work share = MMA work / (MMA work + other
@@ -29,6 +29,12 @@ loop" counts the instructions of the outermost loop by kind.
 `--only full-agprs` prints the gfx942 rungs whose accumulators fill the AGPRs (every one
 of the f16 and bf16 ladders, both scheduleVersions, B row-major and transposed): the
 plan's read-ahead, VGPRs, scratch, spills and work share.
+
+`--only depth-two` compiles the rungs whose loads run two k-tiles ahead (plan
+pipeline_depth 2: the scheduleVersion 2 ladders of every chip and type, fp8 where the
+chip has it; every `--every`th, B row-major, or transposed with `--trans-b`, 2048^3)
+and prints, per chip and type, how many use scratch or spill and how many VGPRs the
+register estimate under-counts by more than 10% (tuning/validity.py's contract).
 
 Last, C through LDS (outputSwizzle 1, codegen/c_staging.py) against C from the
 accumulators (0) for each case: C store instructions and bytes per store, the LDS
@@ -440,6 +446,32 @@ def full_agprs() -> None:
           f"{totals['with spills']} with spills")
 
 
+def depth_two(every: int, trans_b: bool) -> None:
+    """The scheduleVersion 2 rungs planned two k-tiles ahead, compiled (module docstring)."""
+    from accel.tuning.selection import _ladder
+    fp8 = {"gfx942": "f8E4M3FNUZ", "gfx1201": "f8E4M3FN"}
+    print(f"Rungs with pipeline_depth 2, 2048^3, B {'transposed' if trans_b else 'row'}, "
+          f"every {every}:")
+    for arch_name in ARCHES:
+        arch = get_arch(arch_name)
+        for in_type in ("f16", "bf16", "i8") + ((fp8[arch_name],) if arch_name in fp8 else ()):
+            good, _ = _ladder(arch, in_type, in_type, None, None, 2)
+            deep = [p for p in good if p.terms.depth == 2][::every]
+            worst, bad = (0.0, ""), Counter()
+            for prep in deep:
+                r = compile_gemm(arch_name, m=2048, n=2048, k=2048, in_type=in_type,
+                                 trans_b=trans_b, perf_config=prep.text)
+                s = isa_stats(r.kernels[0].assembly)
+                used = s["vgprs"] + s["agprs"]
+                bad["scratch"] += bool(s["scratch"])
+                bad["spills"] += bool(s["spills"])
+                bad["under 10%"] += prep.regs < 0.9 * used
+                worst = max(worst, (used / prep.regs, f"{prep.text} {used} for {prep.regs}"))
+            print(f"  {arch_name} {in_type}: {len(deep)} rungs, {bad['scratch']} with scratch, "
+                  f"{bad['spills']} with spills, {bad['under 10%']} under-estimated by >10%; "
+                  f"most VGPRs over the estimate: {worst[0]:.2f}x ({worst[1]})", flush=True)
+
+
 def _plan_text(in_type: str, config: str, trans_b: bool, arch: str = "gfx942",
                shape: tuple[int, int, int] = (2048, 2048, 2048), b_type: str | None = None,
                trans_a: bool = False, a_layout: str = "row", b_layout: str = "row") -> str:
@@ -505,11 +537,16 @@ def main() -> None:
     p.add_argument("--arch", help="only this arch")
     p.add_argument("--no-sim", action="store_true", help="skip the bank-conflict simulation")
     p.add_argument("--show-asm", type=int, metavar="N", help="print the assembly of case N")
-    p.add_argument("--only", choices=("cases", "shapes", "c-staging", "full-agprs"),
+    p.add_argument("--only", choices=("cases", "shapes", "c-staging", "full-agprs",
+                                      "depth-two"),
                    help="only the ladder cases, only the six shapes, only C through LDS or "
                    "only the gfx942 rungs whose accumulators fill the AGPRs")
     p.add_argument("--schedule-version", type=int, choices=(1, 2, 3, 4),
                    help="the six shapes with this scheduleVersion instead of the selector's")
+    p.add_argument("--every", type=int, default=1, metavar="N",
+                   help="with --only depth-two: every Nth rung")
+    p.add_argument("--trans-b", action="store_true",
+                   help="with --only depth-two: B transposed")
     p.add_argument("--without-wmma-banks", action="store_true",
                    help="serialize as LLVM allocated (wmma_banks.ENABLED = False): the before")
     args = p.parse_args()
@@ -520,6 +557,9 @@ def main() -> None:
         return
     if args.only == "full-agprs":
         full_agprs()
+        return
+    if args.only == "depth-two":
+        depth_two(args.every, args.trans_b)
         return
     if args.only != "cases":
         six_shapes(args.arch, not args.no_sim, args.schedule_version)

@@ -518,13 +518,16 @@ def pinned_read_registers(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in
 def loads_depth(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
                 a: OperandPlan, b: OperandPlan) -> int:
     """K-tiles ahead of their MMAs the loaded-ahead operands' global loads are issued
-    (codegen/schedule.py): 2 where tuning/validity.py's pipeline_depth says (a k-tile's
-    MMAs at peak rate cover less than a load's latency, cost_model.two_stages_pay, and
-    the register estimate holding two k-tiles of the copy stays within its headroom),
-    else 1. The cost model costs the same depth (selection passes it to
-    cost_model.config_terms). Measured (bench_kernel_quality.py, main loop, load cover
-    in 16x16x16 units of MMA work): gfx942 f16 528x528x1024 (16x64x128, 2 waves)
-    DEPTH_FIGURES."""
+    (codegen/schedule.py): 2 where tuning/validity.py's pipeline_depth says (two LDS
+    buffers, a k-tile's MMAs at peak rate covering less than a load's latency,
+    cost_model.two_stages_pay, and the register estimate holding two k-tiles of the
+    copy within its headroom), else 1. The cost model costs the same depth (selection
+    passes it to cost_model.config_terms). Measured (bench_kernel_quality.py
+    --schedule-version 2, main loop): gfx942 f16 528x528x1024 and 48x4096x4096
+    (16x64x128, 2 waves) load cover 16/16 -> 32/32 units of 16x16x16 MMA work (one
+    k-tile's MFMAs -> two: 256 -> 512 clocks at peak against a 1200-clock latency), work
+    share 0.175 -> 0.173 (B row-major) and 0.274 -> 0.269 (transposed), VGPRs 96 ->
+    144 / 136, no scratch."""
     if not (a.ahead or b.ahead):
         return 1
     return max(1, pipeline_depth(arch, mma.instr, config, in_type))
