@@ -116,7 +116,6 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
     """The whole K reduction into `accs`; returns the final accumulators. With
     `sched_barriers` (the plan's) PIN_LOADS fences the MMAs of each k-tile; `depth`
     (plan pipeline_depth) k-tiles of loads run ahead of the MMAs."""
-    direct = isinstance(copies, TileCopies) and copies.direct
     if depth == 2:
         return _two_ahead(em, sched_barriers, k_tiles, copies, step, accs, acc_type)
     n_acc = len(accs)
@@ -125,6 +124,7 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
         if sched_barriers:
             em.line(PIN_LOADS)
 
+    direct = isinstance(copies, TileCopies) and copies.direct
     if lds_buffers == 2:
         copies.put(em, 0, 0, [x for x, _ in copies.fetch(em, 0)])
         if direct:

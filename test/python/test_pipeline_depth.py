@@ -17,7 +17,7 @@ import pytest
 
 from accel.api import compile_gemm, default_out_type, gemm_module_text
 from accel.bindings import ir, new_context
-from accel.check import check_gemm
+from accel.check import check_gemm, check_grouped_gemm
 from accel.dialect.perf_config import PerfConfig
 from accel.pipelines.kernel import KernelPipeline
 from accel.target.database import get_arch
@@ -165,3 +165,17 @@ def test_waits_leave_the_newer_k_tile_in_flight():
     assert loads and waits
     per_tile = loads // 2                       # two k-tiles a trip
     assert min(waits) >= per_tile, (loads, waits)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_grouped_gemm_two_ahead(arch):
+    """A grouped GEMM's main kernel (seed 003) plans and runs the same loop: groups
+    ending mid-tile, K of three k-tiles."""
+    config = "v4:16,32,4,16,16,16,8,1,2,2,0,0,1,1"
+    r = check_grouped_gemm(arch, perf_config=config, lengths=[9, 16, 0, 30], n=32, k=96,
+                           max_seq_len=30, total_rows=60)
+    assert r.comparison.ok, r.comparison
+    assert r.untouched_rows_kept
+    info = get_arch(arch)
+    cfg = PerfConfig.parse(config, info.mma_kind)
+    assert pipeline_depth(info, instruction_for(info, "f16", 16), cfg, "f16") == 2
