@@ -13,7 +13,8 @@ The register estimate is a model, not a count from a compiled kernel. Per lane, 
                  barriers; on gfx11/12 LLVM holds fewer when short, see register_floor)
   copy staging   ceil((mPB + nPB) * kPB * bytes / 4 / block size)
                  (one k-tile's global->LDS copy, held across the MMAs when loaded
-                 ahead; a second k-tile in flight, `pipeline_depth` 2, counts twice)
+                 ahead; a second k-tile in flight, `pipeline_depth` 2, adds its copy
+                 and SECOND_STAGE_REGS)
   addressing     ADDRESS_REGS (buffer offsets, loop counters, lane indices)
   byte transpose accumulators + BYTE_TRANSPOSE_REGS for 1-byte types (see there)
 `register_floor` (what must fit) is admitted while within REGISTER_HEADROOM of
@@ -56,6 +57,13 @@ BYTE_TRANSPOSE_REGS = {32: 96, 64: 64}
 # (256x256x32, 256x256x64: 470-512 VGPRs) none spilled. f32 (one register per operand
 # element, 32x32x2: 128 MFMAs a k-tile) spilled 32 even with 4 waves (256x256x16).
 AGPR_FULL_MIN_WAVES = 4
+# What a second k-tile in flight (pipeline_depth 2) costs beyond its copy's registers:
+# over every third such rung, B row-major, 2048^3 (bench_kernel_quality.py --only
+# depth-two), the VGPRs of 6 of 222 gfx942 f16 rungs and 4 of 95 gfx1100 ones came out
+# more than 10% over the estimate with the copy alone (gfx942 256x64x32, 8 waves: 126
+# for 108; gfx1100 64x64x32, 16 waves: 74 for 60, its copy 2 registers a lane), none
+# with 8 more.
+SECOND_STAGE_REGS = 8
 # The register allocator needs slack: on gfx1201 f16 128x64x128 (four waves) and
 # 128x16x128 (two), floors of 224 of 256 spilled 3 and 10 VGPRs; nothing compiled with
 # a floor under 85% of its budget spilled (benchmarks/bench_register_estimate.py).
@@ -144,11 +152,8 @@ def _register_terms(arch: ArchInfo, instr: MmaInstr, config: PerfConfig,
         # headroom the floor is admitted by (the estimate is at least the floor): depth 2
         # never makes a config inadmissible, and leaves the allocator the slack whose
         # lack spilled (REGISTER_HEADROOM: floors of 224 of 256). The second stage
-        # counts twice: LLVM spent a median 1.33 VGPRs (1.0-6.0) per register of it over
-        # every third such gfx942 f16 rung, B row-major, 2048^3 (222), and 6 of them came
-        # out more than 10% over the estimate counting it once, none counting it twice
-        # (3 with one k-tile ahead; bench_kernel_quality.py --only depth-two).
-        two = one._replace(staging=3 * staging, depth=2)
+        # costs its copy's registers and SECOND_STAGE_REGS.
+        two = one._replace(staging=2 * staging + SECOND_STAGE_REGS, depth=2)
         budget = register_budget(arch, config)
         if _estimate(arch, config, two, budget) <= REGISTER_HEADROOM * budget:
             return two
