@@ -166,7 +166,13 @@ def pipeline_depth(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type:
     the cost model costs them (cost_model.config_terms `depth`): 0 when nothing is
     loaded ahead (cost_model.loads_ahead), 2 with two LDS buffers (scheduleVersion 2)
     where a second stage pays (cost_model.two_stages_pay) and the register estimate
-    with it stays within REGISTER_HEADROOM of the budget, else 1."""
+    with it stays within REGISTER_HEADROOM of the budget, else 1. Only a two-buffer
+    config needs the register terms (5.7 us a config; selection asks for all of its
+    ~500-1000 a ladder)."""
+    if not loads_ahead(arch, config):
+        return 0
+    if not config.double_buffered:
+        return 1
     return _register_terms(arch, instr, config, in_type).depth
 
 
