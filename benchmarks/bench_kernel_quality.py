@@ -1,15 +1,16 @@
 """Kernel quality per arch and tile: what the ISA and the simulator's LDS model show.
 
     python benchmarks/bench_kernel_quality.py [--arch gfx942] [--no-sim] [--show-asm N]
-        [--only cases|shapes|c-staging|full-agprs] [--schedule-version 1|2|3|4]
-        [--without-wmma-banks]
+        [--only cases|shapes|c-staging|full-agprs|depth-two] [--schedule-version 1|2|3|4]
+        [--without-wmma-banks] [--every N] [--trans-b]
 
 First the main loop (the innermost loop holding MMAs) of the six GEMMs of issue 12
 with the selector's tile, per chip: MMA work share = MMA work / (MMA work + other
 instructions), each MMA weighted m*n*k/4096 (a 32x32x8 counts 2, a 16x16x16 1); load
 cover = per global load of the loop, the MMA work issued between it and the first
 wait that needs it (`vmcnt(N)` / `s_wait_loadcnt N` leaves the N newest outstanding),
-across the back edge; the instruction mix; VGPRs, scratch, spills; simulated LDS bank
+across the back edge; the plan's pipeline depth (k-tiles ahead the loads are issued);
+the instruction mix; VGPRs, scratch, spills; simulated LDS bank
 conflicts; and per chip the medians.
 
 Then, for each case (arch, perf config, operand layouts) it compiles a GEMM with
@@ -28,6 +29,12 @@ loop" counts the instructions of the outermost loop by kind.
 `--only full-agprs` prints the gfx942 rungs whose accumulators fill the AGPRs (every one
 of the f16 and bf16 ladders, both scheduleVersions, B row-major and transposed): the
 plan's read-ahead, VGPRs, scratch, spills and work share.
+
+`--only depth-two` compiles the rungs whose loads run two k-tiles ahead (plan
+pipeline_depth 2: the scheduleVersion 2 ladders of every chip and type, fp8 where the
+chip has it; every `--every`th, B row-major, or transposed with `--trans-b`, 2048^3)
+and prints, per chip and type, how many use scratch or spill and how many VGPRs the
+register estimate under-counts by more than 10% (tuning/validity.py's contract).
 
 Last, C through LDS (outputSwizzle 1, codegen/c_staging.py) against C from the
 accumulators (0) for each case: C store instructions and bytes per store, the LDS
@@ -384,8 +391,10 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
                     rd, wr = bank_conflicts(arch, "f16", kern.metadata["perf_config"], "row",
                                             "transposed" if trans_b else "row")
                     sim_text = f" bank-conflict clocks rd={rd} wr={wr}"
+                depth = pipeline_depth(_plan_text("f16", kern.metadata["perf_config"],
+                                                  trans_b, arch, (m, n, k)))
                 print(f"  {arch} {m}x{n}x{k} B={'transposed' if trans_b else 'row'} "
-                      f"{kern.metadata['perf_config']} vgpr={s['vgprs']}"
+                      f"{kern.metadata['perf_config']} depth={depth} vgpr={s['vgprs']}"
                       + (f"+agpr={s['agprs']}" if s["agprs"] else "")
                       + f" scratch={s['scratch']}B spills={s['spills']}{sim_text}{kept}")
                 print(f"      {main_loop_line(kern.assembly)}")
@@ -428,22 +437,60 @@ def full_agprs() -> None:
                     totals["with scratch"] += bool(s["scratch"])
                     totals["with spills"] += bool(s["spills"])
                     print(f"  {in_type} {prep.text} B={'transposed' if trans_b else 'row'} "
-                          f"read-ahead={plan.group(1) if plan else '?'} vgpr={s['vgprs']} "
+                          f"read-ahead={plan.group(1) if plan else '?'} depth="
+                          f"{pipeline_depth(_plan_text(in_type, prep.text, trans_b))} "
+                          f"vgpr={s['vgprs']} "
                           f"scratch={s['scratch']}B spills={s['spills']} work share "
                           f"{work_share(mma_loop(kern.assembly)):.3f}")
     print(f"  {totals['kernels']} kernels, {totals['with scratch']} with scratch, "
           f"{totals['with spills']} with spills")
 
 
-def _plan_text(in_type: str, config: str, trans_b: bool) -> str:
+def depth_two(every: int, trans_b: bool) -> None:
+    """The scheduleVersion 2 rungs planned two k-tiles ahead, compiled (module docstring)."""
+    from accel.tuning.selection import _ladder
+    fp8 = {"gfx942": "f8E4M3FNUZ", "gfx1201": "f8E4M3FN"}
+    print(f"Rungs with pipeline_depth 2, 2048^3, B {'transposed' if trans_b else 'row'}, "
+          f"every {every}:")
+    for arch_name in ARCHES:
+        arch = get_arch(arch_name)
+        for in_type in ("f16", "bf16", "i8") + ((fp8[arch_name],) if arch_name in fp8 else ()):
+            good, _ = _ladder(arch, in_type, in_type, None, None, 2)
+            deep = [p for p in good if p.terms.depth == 2][::every]
+            worst, bad = (0.0, ""), Counter()
+            for prep in deep:
+                r = compile_gemm(arch_name, m=2048, n=2048, k=2048, in_type=in_type,
+                                 trans_b=trans_b, perf_config=prep.text)
+                s = isa_stats(r.kernels[0].assembly)
+                used = s["vgprs"] + s["agprs"]
+                bad["scratch"] += bool(s["scratch"])
+                bad["spills"] += bool(s["spills"])
+                bad["under 10%"] += prep.regs < 0.9 * used
+                worst = max(worst, (used / prep.regs, f"{prep.text} {used} for {prep.regs}"))
+            print(f"  {arch_name} {in_type}: {len(deep)} rungs, {bad['scratch']} with scratch, "
+                  f"{bad['spills']} with spills, {bad['under 10%']} under-estimated by >10%; "
+                  f"most VGPRs over the estimate: {worst[0]:.2f}x ({worst[1]})", flush=True)
+
+
+def _plan_text(in_type: str, config: str, trans_b: bool, arch: str = "gfx942",
+               shape: tuple[int, int, int] = (2048, 2048, 2048), b_type: str | None = None,
+               trans_a: bool = False, a_layout: str = "row", b_layout: str = "row") -> str:
     """The planned gemm's attributes (accel-plan-kernel) as text."""
-    text = gemm_module_text("gfx942", g=1, m=2048, n=2048, k=2048, in_type=in_type,
-                            out_type=None, trans_a=False, trans_b=trans_b, a_layout="row",
-                            b_layout="row", perf_config=config, accumulate=False)
+    m, n, k = shape
+    text = gemm_module_text(arch, g=1, m=m, n=n, k=k, in_type=in_type, b_type=b_type,
+                            out_type=None, trans_a=trans_a, trans_b=trans_b,
+                            a_layout=a_layout, b_layout=b_layout, perf_config=config,
+                            accumulate=False)
     with new_context():
         module = ir.Module.parse(text)
         PlanKernel().run(module)
         return str(module)
+
+
+def pipeline_depth(text: str) -> str:
+    """The plan's pipeline_depth (k-tiles the loads run ahead) in `_plan_text`'s text."""
+    m = re.search(r"pipeline_depth = (\d+)", text)
+    return m.group(1) if m else "?"
 
 
 def c_staging(arch_filter: str | None, sim: bool) -> None:
@@ -490,11 +537,16 @@ def main() -> None:
     p.add_argument("--arch", help="only this arch")
     p.add_argument("--no-sim", action="store_true", help="skip the bank-conflict simulation")
     p.add_argument("--show-asm", type=int, metavar="N", help="print the assembly of case N")
-    p.add_argument("--only", choices=("cases", "shapes", "c-staging", "full-agprs"),
+    p.add_argument("--only", choices=("cases", "shapes", "c-staging", "full-agprs",
+                                      "depth-two"),
                    help="only the ladder cases, only the six shapes, only C through LDS or "
                    "only the gfx942 rungs whose accumulators fill the AGPRs")
     p.add_argument("--schedule-version", type=int, choices=(1, 2, 3, 4),
                    help="the six shapes with this scheduleVersion instead of the selector's")
+    p.add_argument("--every", type=int, default=1, metavar="N",
+                   help="with --only depth-two: every Nth rung")
+    p.add_argument("--trans-b", action="store_true",
+                   help="with --only depth-two: B transposed")
     p.add_argument("--without-wmma-banks", action="store_true",
                    help="serialize as LLVM allocated (wmma_banks.ENABLED = False): the before")
     args = p.parse_args()
@@ -505,6 +557,9 @@ def main() -> None:
         return
     if args.only == "full-agprs":
         full_agprs()
+        return
+    if args.only == "depth-two":
+        depth_two(args.every, args.trans_b)
         return
     if args.only != "cases":
         six_shapes(args.arch, not args.no_sim, args.schedule_version)
@@ -525,7 +580,12 @@ def main() -> None:
         c = s["counts"]
         regs = f"vgpr={s['vgprs']}" + (f"+agpr={s['agprs']}" if s["agprs"] else "")
         types = t if bt == t else f"{t} x {bt}"
-        print(f"[{i}] {arch} {types} {config} A={la} B={lb}  ({ms:.0f} ms to compile)")
+        depth = pipeline_depth(_plan_text(
+            t, config, lb == "transposed", arch, (SHAPE["m"], SHAPE["n"], SHAPE["k"]), bt,
+            la == "transposed", "accel" if la == "accel" else "row",
+            "accel" if lb == "accel" else "row"))
+        print(f"[{i}] {arch} {types} {config} A={la} B={lb} depth={depth}  "
+              f"({ms:.0f} ms to compile)")
         print(f"    {regs} scratch={s['scratch']}B spills={s['spills']} "
               f"code={text_bytes(k.code_object)}B  mma {fmt(c['mma'])}")
         print(f"    global load {fmt(c['gload'])} | store {fmt(c['gstore'])}")

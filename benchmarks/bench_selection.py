@@ -350,7 +350,7 @@ def miss_cause(table, gemm: tuple, tile: tuple, best_tile: tuple, sel) -> str:
 
         def us(prep, launch):
             t = config_terms(arch, in_type, prep.config, prep.instr, prep.lds, prep.regs,
-                             per_cu)
+                             per_cu, depth=prep.terms.depth)
             return estimate_us(t, in_type, launch)
         if us(*theirs) <= us(*ours) * (1 + TIE):
             return "CU fill"

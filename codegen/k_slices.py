@@ -47,9 +47,10 @@ class SliceCopies:
         kt, copies = self._at(em, k_tile)
         return copies.fetch(em, kt)
 
-    def put(self, em: Emitter, k_tile: Value, buf: Value, staged: list[str]) -> None:
+    def put(self, em: Emitter, k_tile: Value, buf: Value, staged: list[str],
+            newer: int = 0) -> None:
         kt, copies = self._at(em, k_tile)
-        copies.put(em, kt, buf, staged)
+        copies.put(em, kt, buf, staged, newer)
 
 
 def slice_copies(copies: TileCopies, first: Value, k_tiles: int,

@@ -189,7 +189,7 @@ class GemmKernel:
             copies = slice_copies(copies, first_k_tile, self.k_tiles, self.split_k)
             k_tiles = self.split_k.k_tiles
         accs = k_tile_loop(em, self.buffers, self.plan.sched_barriers, k_tiles, copies,
-                           step, accs, acc_t)
+                           step, accs, acc_t, self.plan.pipeline_depth)
 
         epilogue = Epilogue(mma=mma, c="%C", c_type=self.c_type, c_layout=self.c_layout,
                             g=g_out, m=self.m, n=self.n,

@@ -8,6 +8,11 @@ in 16x16x16 units, on the selector's 4096^3 tiles): gfx942 8 -> 32, gfx1100 0 ->
 gfx1201 16 -> 16 (B transposed 0 -> 16). Cost: the held values, as the register
 estimate's copy staging allows (tuning/validity.py).
 
+With plan pipeline_depth 2 (two LDS buffers only) they run two k-tiles ahead
+(`_two_ahead`): tile t+2's loads are issued before tile t's MMAs, and a wait before tile
+t+1's LDS store leaves them in flight, so a load is covered by two k-tiles of MMAs; the
+loop's two k-tiles a trip keep the two register stages under fixed names.
+
 Direct-to-LDS (plan direct_to_lds, scheduleVersion 3 and 4) holds nothing in
 registers: with one buffer a k-tile's gather_to_lds is waited for before its MMAs
 (store t | wait | barrier | multiply t | barrier, the global latency exposed); with two
@@ -48,13 +53,16 @@ class TileCopies:
         return [x for t, d_tile in self.tiles if t.op.plan.ahead
                 for x in t.op.load(em, self.tid, self.batch, self.g, d_tile, k_tile)]
 
-    def put(self, em: Emitter, k_tile: Value, buf: Value, staged: list[str]) -> None:
+    def put(self, em: Emitter, k_tile: Value, buf: Value, staged: list[str],
+            newer: int = 0) -> None:
         """Store k-tile `k_tile` into LDS buffer `buf`: the fetched values, or (for
-        operands not loaded ahead) a copy issued here."""
+        operands not loaded ahead) a copy issued here. `newer`: global loads issued
+        after `staged`'s (a later k-tile's, pipeline depth 2), which its wait leaves
+        outstanding."""
         at = 0
         if staged and self.load_wait_once:
             # PIN_LOADS keeps the register transpose of a row-major B below the wait.
-            em.line(LOAD_WAIT)
+            em.line(load_wait(newer))
             em.line(PIN_LOADS)
         for t, d_tile in self.tiles:
             base = em.mul(buf, t.op.lds_elems)
@@ -84,6 +92,12 @@ BARRIER = "amdgpu.lds_barrier"
 LOAD_WAIT = "amdgpu.memory_counter_wait load(0)"
 
 
+def load_wait(newer: int) -> str:
+    """Wait for the global loads issued before the `newer` last ones (vmcnt(newer)):
+    loads return in order, so those are complete and the newer stay in flight."""
+    return f"amdgpu.memory_counter_wait load({newer})"
+
+
 def clamped(em: Emitter, k_tile: Value, k_tiles: int) -> Value:
     """The k-tile to load for `k_tile`, which may be one past the last: the last one
     again. Its values are never used (the loop's final carried values, or a store into
@@ -98,9 +112,12 @@ def clamped(em: Emitter, k_tile: Value, k_tiles: int) -> Value:
 
 def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int,
                 copies: TileCopies, step: MmaStep, accs: list[str],
-                acc_type: str) -> list[str]:
+                acc_type: str, depth: int) -> list[str]:
     """The whole K reduction into `accs`; returns the final accumulators. With
-    `sched_barriers` (the plan's) PIN_LOADS fences the MMAs of each k-tile."""
+    `sched_barriers` (the plan's) PIN_LOADS fences the MMAs of each k-tile; `depth`
+    (plan pipeline_depth) k-tiles of loads run ahead of the MMAs."""
+    if depth == 2:
+        return _two_ahead(em, sched_barriers, k_tiles, copies, step, accs, acc_type)
     n_acc = len(accs)
 
     def pin() -> None:
@@ -170,3 +187,61 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
 
     return counted_loop(em, k_tiles, [(x, acc_type) for x in accs] + staged, body, "kt",
                         unroll=False)[:n_acc]
+
+
+def _two_ahead(em: Emitter, sched_barriers: bool, k_tiles: int, copies: TileCopies,
+               step: MmaStep, accs: list[str], acc_type: str) -> list[str]:
+    """`k_tile_loop` with two LDS buffers and the loads two k-tiles ahead: load t+2 |
+    multiply t (buffer t % 2) | wait for t+1's loads (issued a k-tile earlier), leaving
+    t+2's in flight (`put`'s `newer`) | store t+1 into the other buffer | barrier. The
+    loop's two k-tiles a trip keep the two register stages under fixed names: it
+    carries one stage across its back edge, with no register copies. Loads past the
+    last k-tile are of the last one again (`clamped`) and stored into a buffer nothing
+    reads again; where the k-tile is a constant (a loop of one trip is inlined: K of two
+    or three k-tiles) they are left out."""
+    n_acc = len(accs)
+
+    def pin() -> None:
+        if sched_barriers:
+            em.line(PIN_LOADS)
+
+    def fetch(kt: Value) -> list[tuple[str, str]]:
+        if isinstance(kt, int) and kt >= k_tiles:
+            return []
+        return copies.fetch(em, clamped(em, kt, k_tiles))
+
+    first = copies.fetch(em, 0)
+    # In load order (loads return in order): LLVM's waits at the loop's head merge the
+    # entry's order with the back edge's, and with the prologue's loads interleaved
+    # they came out as vmcnt(0) before the first k-tile's stores.
+    pin()
+    second = fetch(1)
+    pin()
+    copies.put(em, 0, 0, [x for x, _ in first], len(second))
+    em.line(BARRIER)
+
+    def tile(kt: Value, buf: int, accs_in: list[str],
+             held: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+        # `held`: tile kt+1's values, stored into the other buffer after the MMAs.
+        nxt = em.add(kt, 1)
+        if isinstance(nxt, int) and nxt >= k_tiles:   # known to be the last k-tile
+            return step.emit(em, buf, accs_in), []
+        ahead = fetch(em.add(kt, 2))
+        pin()
+        out = step.emit(em, buf, accs_in)
+        pin()
+        copies.put(em, clamped(em, nxt, k_tiles), 1 - buf, held, len(ahead))
+        em.line(BARRIER)
+        return out, ahead
+
+    def pair(i, carried):
+        kt = em.mul(i, 2)
+        out, ahead = tile(kt, 0, carried[:n_acc], carried[n_acc:])
+        out, after = tile(em.add(kt, 1), 1, out, [x for x, _ in ahead])
+        return out + [x for x, _ in after]
+
+    if k_tiles >= 2:
+        accs = counted_loop(em, k_tiles // 2, [(x, acc_type) for x in accs] + second, pair,
+                            "kt", unroll=False)[:n_acc]
+    # An odd count's last k-tile is in buffer 0 (stored by the last trip).
+    return step.emit(em, 0, accs) if k_tiles % 2 else accs

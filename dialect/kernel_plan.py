@@ -7,6 +7,9 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
   mma = "v_mfma_f32_16x16x16_f16"          the MMA instruction (target database mnemonic)
   k_steps_per_read = 2                      MMA k-steps one LDS fragment read serves
   lds_buffers = 2                           LDS copies of the A and B tiles (2: double buffer)
+  pipeline_depth = 2                        k-tiles ahead of their MMAs the loaded-ahead
+                                            operands' global loads are issued (1, or 2
+                                            with two LDS buffers)
   sched_barriers = true                     scheduling barriers keep the next k-tile's global
                                             loads ahead of the MMAs, its LDS stores after (and
                                             a copy not loaded ahead out of the MMAs)
@@ -111,6 +114,7 @@ class KernelPlan:
     mma: str                 # instruction mnemonic
     k_steps_per_read: int
     lds_buffers: int
+    pipeline_depth: int      # k-tiles the loaded-ahead operands' loads run ahead (1 or 2)
     sched_barriers: bool
     load_wait_once: bool     # one wait for all loaded-ahead loads before their LDS stores
     lds_read_ahead: bool     # MMA fragments read one group of k-steps ahead
@@ -155,6 +159,8 @@ class KernelPlan:
             raise AccelError("grid_group must be at least 1")
         if ints["lds_buffers"] not in (1, 2):
             raise AccelError(f"lds_buffers must be 1 or 2, got {ints['lds_buffers']}")
+        if ints["pipeline_depth"] not in (1, 2):
+            raise AccelError(f"pipeline_depth must be 1 or 2, got {ints['pipeline_depth']}")
         for name in ("k_steps_per_read", "c_vector"):
             v = ints[name]
             if v < 1 or v & (v - 1):
@@ -167,6 +173,8 @@ class KernelPlan:
             bools[name] = bool(a.value)
         if bools["interleave_reads"] and not bools["lds_read_ahead"]:
             raise AccelError("interleave_reads needs lds_read_ahead")
+        if ints["pipeline_depth"] == 2 and (ints["lds_buffers"] != 2 or bools["direct_to_lds"]):
+            raise AccelError("pipeline_depth 2 needs lds_buffers 2 and no direct_to_lds")
         return cls(symbol=strings["kernel_symbol"], mma=strings["mma"], **bools,
                    a=OperandPlan.read(op.attributes["a_copy"], "a_copy"),
                    b=OperandPlan.read(op.attributes["b_copy"], "b_copy"), **ints)
@@ -178,7 +186,8 @@ def _positive_or_zero(a: ir.Attribute, name: str) -> int:
     return a.value
 
 
-_INT_KEYS = ("k_steps_per_read", "lds_buffers", "c_vector", "waves_per_eu", "grid_group")
+_INT_KEYS = ("k_steps_per_read", "lds_buffers", "pipeline_depth", "c_vector", "waves_per_eu",
+             "grid_group")
 _BOOL_KEYS = ("sched_barriers", "load_wait_once", "lds_read_ahead", "interleave_reads",
               "direct_to_lds")
 PLAN_ATTRIBUTES = ("kernel_symbol", "mma", "sched_barriers", "a_copy", "b_copy") + _INT_KEYS \

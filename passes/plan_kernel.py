@@ -29,7 +29,7 @@ from accel.dialect.split_k_plan import SplitKPlan
 from accel.passes.registry import AccelPass, register
 from accel.target.database import ArchInfo, get_arch
 from accel.tuning.cost_model import loads_ahead
-from accel.tuning.validity import ADDRESS_REGS, check_config
+from accel.tuning.validity import ADDRESS_REGS, check_config, pipeline_depth
 
 
 @register
@@ -223,6 +223,7 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         b = direct_operand_plan("B", gemm.b, gemm.b_layout, b_type, shape.k, b, config,
                                 arch)
     read_ahead = lds_read_ahead(arch, mma, config, in_type, a, b)
+    depth = loads_depth(arch, mma, config, in_type, a, b)
     return KernelPlan(
         symbol=kernel_symbol(shape.g, shape.m, shape.n, shape.k,
                              in_type if b_type == in_type else f"{in_type}_{b_type}", out_type,
@@ -233,12 +234,12 @@ def _plan(gemm: GemmOp) -> KernelPlan:
                                     if view_strides(v.type) is not None]),
         mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
-        lds_buffers=buffers,
+        lds_buffers=buffers, pipeline_depth=depth,
         sched_barriers=sched_barriers(arch, config, in_type, a, b, read_ahead),
         load_wait_once=load_wait_once(a, b),
         lds_read_ahead=read_ahead,
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
-                                          k_tiles_per_slice(shape.k, config)),
+                                          k_tiles_per_slice(shape.k, config), depth),
         c_vector=c_vector(mma, config, store_elem, shape.n, gemm.c_layout,
                           any("n" in kind for kind in extra_kinds)),
         # wavesPerEU is passed to LLVM as asked (tuning/validity.py refused what the chip
@@ -293,15 +294,16 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
         b = operand_plan("B", b_layout, in_type, n, k, config.n_per_block, config, arch, mma,
                          padded=False)
     read_ahead = lds_read_ahead(arch, mma, config, in_type, a, b)
+    depth = loads_depth(arch, mma, config, in_type, a, b)
     return KernelPlan(
         symbol=symbol, mma=mma.instr.mnemonic,
         k_steps_per_read=mma.super_step(config.k_per_block, config.kpack, bits),
-        lds_buffers=buffers,
+        lds_buffers=buffers, pipeline_depth=depth,
         sched_barriers=sched_barriers(arch, config, in_type, a, b, read_ahead),
         load_wait_once=load_wait_once(a, b),
         lds_read_ahead=read_ahead,
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
-                                          k_tiles_per_slice(k, config)),
+                                          k_tiles_per_slice(k, config), depth),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
         waves_per_eu=config.waves_per_eu, grid_group=1, direct_to_lds=False, a=a, b=b)
 
@@ -473,7 +475,7 @@ def read_ahead_registers(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_
 
 
 def interleave_reads(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
-                     a: OperandPlan, b: OperandPlan, k_tiles: int) -> bool:
+                     a: OperandPlan, b: OperandPlan, k_tiles: int, depth: int) -> bool:
     """Do scheduling-group barriers place each group's LDS reads among the first MMAs
     of the group before (codegen/mma_step.py READ_SPREAD)?
 
@@ -493,21 +495,42 @@ def interleave_reads(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type
     accel-wmma-banks no room at that occupancy (32 of 32 WMMAs on one VGPR bank, seed
     002's 34 instead of 32 cycles)."""
     return (k_tiles > 1 and mma.k_run_stride == 0 and
-            pinned_read_registers(arch, mma, config, in_type, a, b)
+            pinned_read_registers(arch, mma, config, in_type, a, b, depth)
             <= arch.vgprs_per_lane - ADDRESS_REGS)
 
 
 def pinned_read_registers(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
-                          a: OperandPlan, b: OperandPlan) -> int:
-    """Registers per lane of the accumulators, the copy held across the MMAs and two
-    groups of k-steps' fragments (one being read while the other feeds the MMAs)."""
+                          a: OperandPlan, b: OperandPlan, depth: int) -> int:
+    """Registers per lane of the accumulators, the copy held across the MMAs (`depth`
+    k-tiles of it) and two groups of k-steps' fragments (one being read while the other
+    feeds the MMAs)."""
     size = ELEMENT_BYTES[in_type]
     acc = config.m_per_wave * config.n_per_wave // arch.wave_size
-    held = sum(-(-d * config.k_per_block * size // (4 * config.block_size(arch.wave_size)))
-               for d, op in ((config.m_per_block, a), (config.n_per_block, b)) if op.ahead)
+    held = depth * sum(-(-d * config.k_per_block * size
+                         // (4 * config.block_size(arch.wave_size)))
+                       for d, op in ((config.m_per_block, a), (config.n_per_block, b))
+                       if op.ahead)
     repeats = config.m_per_wave // mma.m + config.n_per_wave // mma.n
     frags = repeats * -(-mma.instr.a_len * size // 4)
     return acc + held + 2 * frags * mma.super_step(config.k_per_block, config.kpack, 8 * size)
+
+
+def loads_depth(arch: ArchInfo, mma: MmaLayout, config: PerfConfig, in_type: str,
+                a: OperandPlan, b: OperandPlan) -> int:
+    """K-tiles ahead of their MMAs the loaded-ahead operands' global loads are issued
+    (codegen/schedule.py): 2 where tuning/validity.py's pipeline_depth says (two LDS
+    buffers, a k-tile's MMAs at peak rate covering less than a load's latency,
+    cost_model.two_stages_pay, and the register estimate holding two k-tiles of the
+    copy within its headroom), else 1. The cost model costs the same depth (selection
+    passes it to cost_model.config_terms). Measured (bench_kernel_quality.py
+    --schedule-version 2, main loop): gfx942 f16 528x528x1024 and 48x4096x4096
+    (16x64x128, 2 waves) load cover 16/16 -> 32/32 units of 16x16x16 MMA work (one
+    k-tile's MFMAs -> two: 256 -> 512 clocks at peak against a 1200-clock latency), work
+    share 0.175 -> 0.173 (B row-major) and 0.274 -> 0.269 (transposed), VGPRs 96 ->
+    144 / 136, no scratch."""
+    if not (a.ahead or b.ahead):
+        return 1
+    return max(1, pipeline_depth(arch, mma.instr, config, in_type))
 
 
 def load_wait_once(a: OperandPlan, b: OperandPlan) -> bool:

@@ -276,9 +276,12 @@ class ConfigTerms:
 
 
 def config_terms(arch: ArchInfo, in_type: str, config: PerfConfig, instr: MmaInstr,
-                 lds: int, regs: int, params: CostParams | None = None) -> ConfigTerms:
+                 lds: int, regs: int, params: CostParams | None = None, *,
+                 depth: int) -> ConfigTerms:
     """`params`: the chip's constants (default: COST_PARAMS'); benchmarks pass variants
-    (bench_selection.py scores origami's CU counting on RDNA with cus_per_unit 1)."""
+    (bench_selection.py scores origami's CU counting on RDNA with cus_per_unit 1).
+    `depth`: the pipeline depth the kernel plan gives this config, k-tiles of loads in
+    flight ahead of the MMAs (tuning/validity.py pipeline_depth: 0, 1 or 2)."""
     p = params or params_for(arch)
     mpb, npb, kpb = config.m_per_block, config.n_per_block, config.k_per_block
     eb = ELEMENT_BYTES[in_type]
@@ -291,7 +294,7 @@ def config_terms(arch: ArchInfo, in_type: str, config: PerfConfig, instr: MmaIns
         lds_traffic=(reads + mpb + npb) * kpb * eb,
         mma_rate=p.mma_flops_per_clock[in_type] * width * mma_efficiency(instr),
         simds=p.simds_per_cu * width, num_waves=config.num_waves,
-        depth=pipeline_depth(arch, config), elem_bytes=eb,
+        depth=depth, elem_bytes=eb,
         loop_instructions=loop_instructions(arch, config, instr, eb))
 
 
@@ -315,9 +318,11 @@ def loop_instructions(arch: ArchInfo, config: PerfConfig, instr: MmaInstr, eb: i
 
 
 def estimate(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape,
-             config: PerfConfig, instr: MmaInstr, lds: int, regs: int) -> tuple[float, dict]:
-    """(estimated microseconds, breakdown) for a config `check_config` accepted."""
-    terms = config_terms(arch, in_type, config, instr, lds, regs)
+             config: PerfConfig, instr: MmaInstr, lds: int, regs: int,
+             depth: int) -> tuple[float, dict]:
+    """(estimated microseconds, breakdown) for a config `check_config` accepted, whose
+    kernel loads `depth` k-tiles ahead (tuning/validity.py pipeline_depth)."""
+    terms = config_terms(arch, in_type, config, instr, lds, regs, depth=depth)
     return estimate_terms(terms, out_type, shape, geometry(arch, shape, config))
 
 
@@ -338,12 +343,20 @@ def loads_ahead(arch: ArchInfo, config: PerfConfig) -> bool:
     return not (arch.mma_kind == "mfma" and acc >= arch.vgprs_per_lane // 2)
 
 
-def pipeline_depth(arch: ArchInfo, config: PerfConfig) -> int:
-    """K-tiles of global loads in flight ahead of the MMAs that consume them: 1 when
-    `loads_ahead` (codegen/kernel.py issues the loads of k-tile t+1 before the MMAs of
-    tile t, both schedules), else 0 (each k-tile waits for its own loads). The register
-    estimate (tuning/validity.py) holds this many k-tiles of copy staging."""
-    return 1 if loads_ahead(arch, config) else 0
+def two_stages_pay(arch: ArchInfo, config: PerfConfig, in_type: str) -> bool:
+    """Do loads issued two k-tiles ahead (pipeline depth 2, where the register estimate
+    leaves room: tuning/validity.py pipeline_depth) hide latency one k-tile cannot? Where one
+    tile's MMAs of a k-tile, at the chip's peak rate on the SIMDs its waves occupy, take
+    less than a load's latency, the wait for loads issued one k-tile ahead is exposed
+    (the k-step is latency-bound); two k-tiles ahead hide twice the MMA work. gfx942
+    f16 16x64x128 on 2 waves: 256 clocks of MFMAs against a 1200-clock latency (k-step
+    clocks compute 348, latency 1520 at depth 1, 760 at 2: bench_selection.py
+    --misses); 128x128x128 on 4 waves: 2048 clocks, already covered."""
+    p = params_for(arch)
+    simds = p.simds_per_cu * p.cus_per_unit
+    rate = p.mma_flops_per_clock[in_type] * p.cus_per_unit * min(1.0, config.num_waves / simds)
+    flops = 2 * config.m_per_block * config.n_per_block * config.k_per_block
+    return flops / rate < p.load_latency
 
 
 def _step_terms(t: ConfigTerms, r: int) -> tuple[float, float, float, float]:

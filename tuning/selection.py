@@ -48,7 +48,8 @@ from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model
 from accel.tuning.launch import Launch, geometry
 from accel.tuning.validity import (grid_errors, lane_k_run, operand_size_errors,
-                                   screen_config, selection_arguments, usable_instructions)
+                                   pipeline_depth, screen_config, selection_arguments,
+                                   usable_instructions)
 
 TILE_LADDER = (16, 32, 64, 128, 256)
 WAVE_COUNTS = (1, 2, 4, 8, 16)
@@ -238,8 +239,10 @@ def _ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None
                             bad.append((cfg, tuple(errors)))
                         else:
                             good.append(Prepared(cfg, instr, lds, regs, str(cfg),
-                                                  cost_model.config_terms(arch, in_type, cfg,
-                                                                          instr, lds, regs)))
+                                                  cost_model.config_terms(
+                                                      arch, in_type, cfg, instr, lds, regs,
+                                                      depth=pipeline_depth(arch, instr, cfg,
+                                                                           in_type))))
     return tuple(good), tuple(bad)
 
 

@@ -13,7 +13,8 @@ The register estimate is a model, not a count from a compiled kernel. Per lane, 
                  barriers; on gfx11/12 LLVM holds fewer when short, see register_floor)
   copy staging   ceil((mPB + nPB) * kPB * bytes / 4 / block size)
                  (one k-tile's global->LDS copy, held across the MMAs when loaded
-                 ahead: times cost_model.pipeline_depth)
+                 ahead; a second k-tile in flight, `pipeline_depth` 2, adds its copy
+                 and SECOND_STAGE_REGS)
   addressing     ADDRESS_REGS (buffer offsets, loop counters, lane indices)
   byte transpose accumulators + BYTE_TRANSPOSE_REGS for 1-byte types (see there)
 `register_floor` (what must fit) is admitted while within REGISTER_HEADROOM of
@@ -33,7 +34,7 @@ from accel.dialect.element_types import ELEMENT_BYTES
 from accel.dialect.gemm import GemmShape
 from accel.dialect.perf_config import PerfConfig
 from accel.target.database import ArchInfo, MmaInstr
-from accel.tuning.cost_model import loads_ahead, params_for, pipeline_depth
+from accel.tuning.cost_model import loads_ahead, params_for, two_stages_pay
 
 
 # Registers for addresses, loop counters, lane indices and the epilogue's C offsets:
@@ -56,6 +57,15 @@ BYTE_TRANSPOSE_REGS = {32: 96, 64: 64}
 # (256x256x32, 256x256x64: 470-512 VGPRs) none spilled. f32 (one register per operand
 # element, 32x32x2: 128 MFMAs a k-tile) spilled 32 even with 4 waves (256x256x16).
 AGPR_FULL_MIN_WAVES = 4
+# What a second k-tile in flight (pipeline_depth 2) costs beyond its copy's registers:
+# over every third such rung, B row-major, 2048^3 (bench_kernel_quality.py --only
+# depth-two), the VGPRs of 6 of 222 gfx942 f16 rungs and 4 of 95 gfx1100 ones came out
+# more than 10% over the estimate with the copy alone (gfx942 256x64x32, 8 waves: 126
+# for 108; gfx1100 64x64x32, 16 waves: 74 for 60, its copy 2 registers a lane), none
+# with 8 more. Of the rungs so planned, one per 16-bit type is over by more than 10%,
+# as it was one k-tile ahead: gfx942 256x64x64 on 4 waves, 208 VGPRs for 176 (one
+# ahead: 182 for 148).
+SECOND_STAGE_REGS = 8
 # The register allocator needs slack: on gfx1201 f16 128x64x128 (four waves) and
 # 128x16x128 (two), floors of 224 of 256 spilled 3 and 10 VGPRs; nothing compiled with
 # a floor under 85% of its budget spilled (benchmarks/bench_register_estimate.py).
@@ -109,6 +119,7 @@ class _RegisterTerms(NamedTuple):
     fragment: int    # registers of one MMA operand fragment
     per_step: int    # fragment registers of one k-step (every repeat's A and B)
     steps: int       # k-steps per k-tile
+    depth: int       # k-tiles of loads in flight ahead of the MMAs (`pipeline_depth`)
 
     def with_fragments(self, live_steps: int) -> int:
         frags = self.per_step * live_steps
@@ -124,17 +135,47 @@ def _register_terms(arch: ArchInfo, instr: MmaInstr, config: PerfConfig,
     staging = ceil_div((config.m_per_block + config.n_per_block) * config.k_per_block * eb,
                        4 * block)
     transpose = acc + BYTE_TRANSPOSE_REGS[arch.wave_size] if eb == 1 else 0
-    # passes/plan_kernel.py (loaded_ahead) loads k-tiles ahead (pipeline_depth of them),
-    # holding them across the MMAs, except on gfx942 when the accumulators fill half
-    # the unified file.
+    # passes/plan_kernel.py (loaded_ahead) loads k-tiles ahead, holding them across the
+    # MMAs, except on gfx942 when the accumulators fill half the unified file.
     held = loads_ahead(arch, config)
     fragment = ceil_div(instr.a_len * eb, 4)
-    return _RegisterTerms(
-        base=acc + ADDRESS_REGS + transpose,
-        staging=staging * max(1, pipeline_depth(arch, config)),
+    one = _RegisterTerms(
+        base=acc + ADDRESS_REGS + transpose, staging=staging,
         b_staging=ceil_div(config.n_per_block * config.k_per_block * eb, 4 * block),
         held=held, fragment=fragment, per_step=repeats * fragment,
-        steps=config.k_per_block // instr.k)
+        steps=config.k_per_block // instr.k, depth=1 if held else 0)
+    if held and config.double_buffered and two_stages_pay(arch, config, in_type):
+        # Only with two LDS buffers, whose loop already runs two k-tiles a trip (the two
+        # stages alternate under fixed names): with one, two stages double the loop
+        # body, and that cost compile time on every kernel it built, median CPU time of
+        # the 8 such kernels of bench_compile.py's 18 +15% (121.8 -> 139.5 ms), up to
+        # +76% (gfx942 i8 77x1001x320), measured in one process, interleaved.
+        # A second k-tile in flight where the estimate with both stays inside the
+        # headroom the floor is admitted by (the estimate is at least the floor): depth 2
+        # never makes a config inadmissible, and leaves the allocator the slack whose
+        # lack spilled (REGISTER_HEADROOM: floors of 224 of 256). The second stage
+        # costs its copy's registers and SECOND_STAGE_REGS.
+        two = one._replace(staging=2 * staging + SECOND_STAGE_REGS, depth=2)
+        budget = register_budget(arch, config)
+        if _estimate(arch, config, two, budget) <= REGISTER_HEADROOM * budget:
+            return two
+    return one
+
+
+def pipeline_depth(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type: str) -> int:
+    """K-tiles of global loads in flight ahead of the MMAs that consume them, as
+    passes/plan_kernel.py plans them (plan `pipeline_depth`, codegen/schedule.py) and
+    the cost model costs them (cost_model.config_terms `depth`): 0 when nothing is
+    loaded ahead (cost_model.loads_ahead), 2 with two LDS buffers (scheduleVersion 2)
+    where a second stage pays (cost_model.two_stages_pay) and the register estimate
+    with it stays within REGISTER_HEADROOM of the budget, else 1. Only a two-buffer
+    config needs the register terms (5.7 us a config; selection asks for all of its
+    ~500-1000 a ladder)."""
+    if not loads_ahead(arch, config):
+        return 0
+    if not config.double_buffered:
+        return 1
+    return _register_terms(arch, instr, config, in_type).depth
 
 
 def register_estimate(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type: str) -> int:

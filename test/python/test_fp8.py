@@ -351,7 +351,8 @@ def test_ladder_reaches_deep_k_and_runs_at_the_fp8_rate(arch, a, b):
     rate = cost_model.params_for(info).mma_flops_per_clock
     assert rate[a] == rate[b] == 2 * rate["f16"]
     p = sel.scored[0][0]
-    f16 = cost_model.config_terms(info, "f16", p.config, p.instr, p.lds, p.regs)
+    f16 = cost_model.config_terms(info, "f16", p.config, p.instr, p.lds, p.regs,
+                                  depth=p.terms.depth)
     assert p.terms.mma_rate == 2 * f16.mma_rate
 
 

@@ -15,7 +15,7 @@ from accel.tuning.selection import PAD_LIMIT, TIE, ranking_score, select
 from accel.passes.plan_kernel import check_buildable, loaded_ahead
 from accel.tuning.cost_model import loads_ahead
 from accel.tuning.selection import WIDE, WIDE_MARGIN, _ladder
-from accel.tuning.validity import check_config
+from accel.tuning.validity import check_config, pipeline_depth
 from accel.dialect.element_types import ELEMENT_BYTES
 
 
@@ -314,16 +314,21 @@ def test_double_buffer_default_sets_schedule_and_doubles_lds():
 
 
 @pytest.mark.parametrize("arch_name", ["gfx942", "gfx1100", "gfx1201"])
-def test_pipeline_depth_is_the_kernel_plans(arch_name):
-    """The cost model hides load latency behind a k-tile of work exactly where
-    accel-plan-kernel loads a k-tile ahead (an aligned 16-bit operand: 8-wide vectors):
-    not on gfx942 when a 128x128 wave tile's accumulators fill half the registers."""
+@pytest.mark.parametrize("version", (1, 2))
+def test_pipeline_depth_is_the_kernel_plans(arch_name, version):
+    """The cost model hides load latency behind the k-tiles of work accel-plan-kernel
+    loads ahead (an aligned 16-bit operand: 8-wide vectors): none on gfx942 when a
+    128x128 wave tile's accumulators fill half the registers, one with one LDS buffer,
+    one or two (the plan's pipeline_depth: test_pipeline_depth.py) with two."""
     arch = get_arch(arch_name)
-    good, _ = _ladder(arch, "f16", "f16", None, None, 1)
+    good, _ = _ladder(arch, "f16", "f16", None, None, version)
     ahead = {loads_ahead(arch, p.config) for p in good}
     for p in good:
         assert loads_ahead(arch, p.config) == loaded_ahead(8, 1, 16, p.config, arch), p.text
-        assert p.terms.depth == (1 if loads_ahead(arch, p.config) else 0)
+        depth = pipeline_depth(arch, p.instr, p.config, "f16")
+        assert p.terms.depth == depth, p.text
+        deeper = (1, 2) if version == 2 else (1,)
+        assert depth in (deeper if loads_ahead(arch, p.config) else (0,)), p.text
     assert ahead == ({True, False} if arch_name == "gfx942" else {True})
 
 
@@ -396,8 +401,10 @@ def test_config_terms_take_a_variant_of_the_chips_constants():
     prep = next(p for p in _ladder(arch, "f16", "f16", None, None, 1)[0]
                 if (p.config.m_per_block, p.config.n_per_block, p.config.num_waves) == (128, 128, 8))
     per_cu = dataclasses.replace(params_for(arch), cus_per_unit=1)
-    wgp = config_terms(arch, "f16", prep.config, prep.instr, prep.lds, prep.regs)
-    cu = config_terms(arch, "f16", prep.config, prep.instr, prep.lds, prep.regs, per_cu)
+    wgp = config_terms(arch, "f16", prep.config, prep.instr, prep.lds, prep.regs,
+                       depth=prep.terms.depth)
+    cu = config_terms(arch, "f16", prep.config, prep.instr, prep.lds, prep.regs, per_cu,
+                      depth=prep.terms.depth)
     assert (wgp.units, cu.units) == (48, 96)
     assert (wgp.mma_rate, wgp.simds) == (2 * cu.mma_rate, 2 * cu.simds)
     assert wgp == prep.terms

@@ -1,28 +1,39 @@
 // RUN: accel-opt %s --pass-pipeline='builtin.module(accel-plan-kernel, accel-gemm-to-gpu)' --split-input-file | FileCheck %s
 
-// Two LDS buffers (scheduleVersion 2): the first k-tile is stored before
-// the loop; each trip of the k-tile loop (K=256 / kPerBlock=32: 8 k-tiles, 4 trips) runs
-// two k-tiles, buffer 0 then buffer 1, each as: global loads of the next k-tile | MMAs |
-// LDS store of the loaded values into the other buffer | one LDS barrier. Scheduling
-// barriers keep the loads ahead of the MMAs and the stores after them
-// (codegen/schedule.py). The loop stays a loop in LLVM.
+// Two LDS buffers (scheduleVersion 2), loads two k-tiles ahead (plan pipeline_depth 2:
+// 32x16x32 is 32 MFMA clocks a k-tile against a 1200-clock load latency): the first
+// k-tile is stored before the loop, waiting for its loads only (vmcnt(3) leaves the
+// second k-tile's three loads in flight); each trip of the k-tile loop (K=256 /
+// kPerBlock=32: 8 k-tiles, 4 trips) runs two k-tiles, buffer 0 then buffer 1, each as:
+// global loads of the k-tile two ahead | MMAs | a wait for the loads of the k-tile one
+// ahead (issued a k-tile earlier) that leaves the newer three in flight | their LDS
+// store into the other buffer | one LDS barrier. The loop carries one stage of loaded
+// values (three vectors) across its back edge. Scheduling barriers keep the loads
+// ahead of the MMAs and the stores after them (codegen/schedule.py). The loop stays a
+// loop in LLVM.
 // CHECK: #[[UNROLL:.*]] = #llvm.loop_unroll<disable = true>
 // CHECK: #[[ANN:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
 // CHECK-LABEL: func.func @double_buffer
 // CHECK: amdgpu.raw_buffer_load %arg0
+// CHECK: rocdl.sched.barrier none
+// CHECK: amdgpu.raw_buffer_load %arg0
+// CHECK: rocdl.sched.barrier none
+// CHECK-NEXT: amdgpu.memory_counter_wait load(3)
 // CHECK: vector.store
 // CHECK: amdgpu.lds_barrier
-// CHECK: scf.for %{{.*}} = %c0_i32 to %c4_i32 step %c1_i32 iter_args({{.*}}) -> (vector<4xf32>) : i32 {
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c4_i32 step %c1_i32 iter_args({{.*}}) -> (vector<4xf32>, vector<8xf16>, vector<8xf16>, vector<8xf16>) : i32 {
 // CHECK: amdgpu.raw_buffer_load %arg0
 // CHECK: rocdl.sched.barrier none
 // CHECK: amdgpu.mfma 16x16x16
 // CHECK: rocdl.sched.barrier none
+// CHECK: amdgpu.memory_counter_wait load(3)
 // CHECK: vector.store
 // CHECK: amdgpu.lds_barrier
 // CHECK: amdgpu.raw_buffer_load %arg0
 // CHECK: rocdl.sched.barrier none
 // CHECK: amdgpu.mfma 16x16x16
 // CHECK: rocdl.sched.barrier none
+// CHECK: amdgpu.memory_counter_wait load(3)
 // CHECK: vector.store
 // CHECK: amdgpu.lds_barrier
 // CHECK-NEXT: scf.yield
@@ -30,6 +41,26 @@
 // CHECK-NOT: gpu.barrier
 func.func @double_buffer(%a: memref<1x64x256xf16>, %b: memref<1x256x48xf16>, %c: memref<1x64x48xf16>) {
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:32,16,4,16,16,16,8,1,2,2,0,0,1,1"} : (memref<1x64x256xf16>, memref<1x256x48xf16>, memref<1x64x48xf16>) -> ()
+  return
+}
+
+// -----
+
+// One k-tile ahead (plan pipeline_depth 1: 128x128x64 on two waves is 2048 MFMA
+// clocks a k-tile, more than the latency), two LDS buffers: each k-tile as: global
+// loads of the next k-tile | MMAs | a wait for all of them | their LDS store into the
+// other buffer | one LDS barrier; the loop carries only the accumulators.
+// CHECK-LABEL: func.func @double_buffer_one_ahead
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c4_i32 step %c1_i32 iter_args({{.*}}) -> (vector<16xf32>{{(, vector<16xf32>)*}}) : i32 {
+// CHECK: amdgpu.raw_buffer_load %arg0
+// CHECK: rocdl.sched.barrier none
+// CHECK: amdgpu.mfma 32x32x8
+// CHECK: rocdl.sched.barrier none
+// CHECK-NEXT: amdgpu.memory_counter_wait load(0)
+// CHECK: vector.store
+// CHECK: amdgpu.lds_barrier
+func.func @double_buffer_one_ahead(%a: memref<1x128x512xf16>, %b: memref<1x512x128xf16>, %c: memref<1x128x128xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:128,128,8,128,64,32,8,1,2,2,0,0,1,1"} : (memref<1x128x512xf16>, memref<1x512x128xf16>, memref<1x128x128xf16>) -> ()
   return
 }
 

@@ -158,3 +158,52 @@ func.func @one_k_tile_reads_unpinned(%a: memref<1x64x64xf16>, %b: memref<1x64x64
   "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:64,64,8,32,32,16,8,1,1,2,0,0,1,1"} : (memref<1x64x64xf16>, memref<1x64x64xf16>, memref<1x64x64xf32>) -> ()
   return
 }
+
+// -----
+
+// pipeline_depth: with two LDS buffers the loaded-ahead operands' loads run two k-tiles
+// ahead where a k-tile's MMAs at peak rate cover less than a load's latency and the
+// register estimate holding two k-tiles of the copy stays within its headroom
+// (tuning/validity.py pipeline_depth). gfx942 16x64x128 on 2 waves: 256 MFMA clocks a
+// k-tile against 1200, 160 registers of 512.
+// CHECK-LABEL: func.func @two_ahead
+// CHECK: lds_buffers = 2 : i64
+// CHECK-SAME: pipeline_depth = 2 : i64
+func.func @two_ahead(%a: memref<1x528x1024xf16>, %b: memref<1x1024x528xf16>, %c: memref<1x528x528xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:16,64,16,16,32,16,8,1,2,2,0,0,1,1"} : (memref<1x528x1024xf16>, memref<1x1024x528xf16>, memref<1x528x528xf16>) -> ()
+  return
+}
+
+// -----
+
+// One ahead with one LDS buffer (scheduleVersion 1), where two stages would double the
+// loop body (and its compile time).
+// CHECK-LABEL: func.func @one_buffer
+// CHECK: lds_buffers = 1 : i64
+// CHECK-SAME: pipeline_depth = 1 : i64
+func.func @one_buffer(%a: memref<1x528x1024xf16>, %b: memref<1x1024x528xf16>, %c: memref<1x528x528xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:16,64,16,16,32,16,8,1,1,2,0,0,1,1"} : (memref<1x528x1024xf16>, memref<1x1024x528xf16>, memref<1x528x528xf16>) -> ()
+  return
+}
+
+// -----
+
+// One ahead where a k-tile's MMAs already cover the latency: gfx942 128x128x64 on 2
+// waves, 2048 MFMA clocks a k-tile.
+// CHECK-LABEL: func.func @covered
+// CHECK: pipeline_depth = 1 : i64
+func.func @covered(%a: memref<1x512x512xf16>, %b: memref<1x512x512xf16>, %c: memref<1x512x512xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx942", perf_config = "v4:128,128,8,128,64,32,8,1,2,2,0,0,1,1"} : (memref<1x512x512xf16>, memref<1x512x512xf16>, memref<1x512x512xf16>) -> ()
+  return
+}
+
+// -----
+
+// One ahead where a second stage does not fit: gfx1100 16x32x128 on one wave (512 WMMA
+// clocks against 1600 would pay), whose register estimate is the 256 VGPRs already.
+// CHECK-LABEL: func.func @no_room
+// CHECK: pipeline_depth = 1 : i64
+func.func @no_room(%a: memref<1x48x4096xf16>, %b: memref<1x4096x4096xf16>, %c: memref<1x48x4096xf16>) {
+  "accel.gemm"(%a, %b, %c) {arch = "gfx1100", perf_config = "v4:16,32,16,16,32,16,8,1,2,2,0,0,1,1"} : (memref<1x48x4096xf16>, memref<1x4096x4096xf16>, memref<1x48x4096xf16>) -> ()
+  return
+}
