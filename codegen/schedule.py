@@ -110,6 +110,12 @@ def clamped(em: Emitter, k_tile: Value, k_tiles: int) -> Value:
     return em.assign(f"arith.minui {k_tile}, {em.const(k_tiles - 1)} : i32")
 
 
+def _pin(em: Emitter, sched_barriers: bool) -> None:
+    """PIN_LOADS where the plan's `sched_barriers` asks for it."""
+    if sched_barriers:
+        em.line(PIN_LOADS)
+
+
 def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: int,
                 copies: TileCopies, step: MmaStep, accs: list[str],
                 acc_type: str, depth: int) -> list[str]:
@@ -119,10 +125,6 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
     if depth == 2:
         return _two_ahead(em, sched_barriers, k_tiles, copies, step, accs, acc_type)
     n_acc = len(accs)
-
-    def pin() -> None:
-        if sched_barriers:
-            em.line(PIN_LOADS)
 
     direct = isinstance(copies, TileCopies) and copies.direct
     if lds_buffers == 2:
@@ -145,16 +147,16 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
                 # Nothing passes through registers: tile kt+1 goes into the other
                 # buffer before the MMAs and is waited for after them.
                 copies.put(em, nxt, 1 - buf, [])
-                pin()
+                _pin(em, sched_barriers)
                 out = step.emit(em, buf, accs_in)
-                pin()
+                _pin(em, sched_barriers)
                 em.line(LOAD_WAIT)
                 em.line(BARRIER)
                 return out
             staged = [x for x, _ in copies.fetch(em, nxt)]
-            pin()
+            _pin(em, sched_barriers)
             out = step.emit(em, buf, accs_in)
-            pin()
+            _pin(em, sched_barriers)
             copies.put(em, nxt, 1 - buf, staged)
             em.line(BARRIER)
             return out
@@ -180,7 +182,7 @@ def k_tile_loop(em: Emitter, lds_buffers: int, sched_barriers: bool, k_tiles: in
         em.line(BARRIER)
         nxt = em.add(kt, 1)
         ahead = copies.fetch(em, clamped(em, nxt, k_tiles))
-        pin()
+        _pin(em, sched_barriers)
         out = step.emit(em, 0, carried[:n_acc])
         em.line(BARRIER)
         return out + [x for x, _ in ahead]
@@ -201,10 +203,6 @@ def _two_ahead(em: Emitter, sched_barriers: bool, k_tiles: int, copies: TileCopi
     or three k-tiles) they are left out."""
     n_acc = len(accs)
 
-    def pin() -> None:
-        if sched_barriers:
-            em.line(PIN_LOADS)
-
     def fetch(kt: Value) -> list[tuple[str, str]]:
         if isinstance(kt, int) and kt >= k_tiles:
             return []
@@ -214,9 +212,9 @@ def _two_ahead(em: Emitter, sched_barriers: bool, k_tiles: int, copies: TileCopi
     # In load order (loads return in order): LLVM's waits at the loop's head merge the
     # entry's order with the back edge's, and with the prologue's loads interleaved
     # they came out as vmcnt(0) before the first k-tile's stores.
-    pin()
+    _pin(em, sched_barriers)
     second = fetch(1)
-    pin()
+    _pin(em, sched_barriers)
     copies.put(em, 0, 0, [x for x, _ in first], len(second))
     em.line(BARRIER)
 
@@ -227,9 +225,9 @@ def _two_ahead(em: Emitter, sched_barriers: bool, k_tiles: int, copies: TileCopi
         if isinstance(nxt, int) and nxt >= k_tiles:   # known to be the last k-tile
             return step.emit(em, buf, accs_in), []
         ahead = fetch(em.add(kt, 2))
-        pin()
+        _pin(em, sched_barriers)
         out = step.emit(em, buf, accs_in)
-        pin()
+        _pin(em, sched_barriers)
         copies.put(em, clamped(em, nxt, k_tiles), 1 - buf, held, len(ahead))
         em.line(BARRIER)
         return out, ahead

@@ -281,9 +281,9 @@ def select(arch: ArchInfo, in_type: str, out_type: str, shape: GemmShape, *,
     rejected: list[tuple[PerfConfig, list[str]]] = [(c, list(r)) for c, r in bad]
 
     valid: list[tuple[Prepared, object]] = []
-    # The grid and its rule depend on the tile's extents and threads alone, which the
-    # candidates differing in kpack, wave split or MMA share: each made once per
-    # select (the bench's 97 selections: 56,774 candidates, 26,870 grids).
+    # The grid and its rule depend on the tile's extents, threads and split alone,
+    # which candidates differing only in kpack, wave split or MMA share: each is made
+    # once per select (the bench's 97 selections: 56,774 candidates, 26,870 grids).
     grids: dict[tuple[int, int, int, int, int], tuple[list[str], Launch]] = {}
     for prep in good:
         c = prep.config
