@@ -377,7 +377,9 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
                                          trans_b=trans_b, perf_config=str(
                                              cfg.replace(schedule_version=schedule)))
                     except AccelError as e:   # e.g. two LDS copies that do not fit
-                        kept = f" (scheduleVersion {schedule} refused: {e.message[-60:]})"
+                        # The reason, without the perf config the row already shows.
+                        why = e.message.split("': ", 1)[-1]
+                        kept = f" (scheduleVersion {schedule} refused: {why})"
                         r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16",
                                          out_type="f16", trans_b=trans_b, perf_config=str(cfg))
                 kern = r.kernels[0]
