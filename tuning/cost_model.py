@@ -184,10 +184,10 @@ COST_PARAMS: dict[str, CostParams] = {
         # 2.97 GHz, and the same 128 clocks of loop instructions per tile and k-tile
         # (the same code at one instruction a clock). Against gfx1100's latencies before
         # its ISSUE term (~740 ns, ISSUE 0) the agreement with origami is the same
-        # (18/36 fit, 7/17 held-out, worst 1.69 and 1.67) and the geometric mean ratio
-        # 1.171 -> 1.166 fit, 1.156 -> 1.139 held-out. fit_cost_model.py's best settings
-        # (20/36 fit at 1800 clocks with ISSUE 256 and SYNC 400-1100: 7-8/17 held-out)
-        # need ISSUE twice gfx1100's for the same instructions.
+        # (bench_selection.py, compiled: 18/36 fit, 7/17 held-out, worst 1.69 and 1.67)
+        # and the geometric mean ratio 1.171 -> 1.166 fit, 1.156 -> 1.139 held-out.
+        # fit_cost_model.py's best settings (20/36 fit, most with ISSUE 256 or LOOP 0)
+        # hold 6-7/17 held-out, against 8/17 with these.
         load_latency=1904, sync_clocks=950, step_issue_clocks=128,
         # L2 8 MiB (Navi 48), bandwidth and LOOP as gfx1100's.
         loop_instr_clocks=2.0, l2_bytes=8 << 20, l2_bytes_per_clock=2048.0,
