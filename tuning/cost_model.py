@@ -68,8 +68,8 @@ measurements still hold (tuning/measured.py: the three rates tested to 15%, now 
 1.00-1.01x the model, its tile orders). Agreement is flat over most of the grid, since what
 origami rewards and accel's kernel does not are mostly outside these constants (its
 CUs where accel's code objects fill WGPs, its layout, its split K:
-benchmarks/bench_selection.py). gfx1201 keeps gfx1100's ~740 and ~320 ns at
-its clock as they were before ISSUE (no setting of the grid did better on both halves).
+benchmarks/bench_selection.py). gfx1201 takes gfx1100's latency and SYNC in
+nanoseconds and its ISSUE in clocks (no setting of the grid did better on both halves).
 LOOP's clocks per instruction (2 on both RDNA chips: a wave32 instruction's issue
 cycle and the one its WMMA-occupied VALU loses to it; 1 loses gfx1100 a held-out GEMM,
 3-4 lose 5-11 of its fit ones) and the L2's capacity and bandwidth (datasheet sizes;
