@@ -179,13 +179,11 @@ COST_PARAMS: dict[str, CostParams] = {
         # 640 GB/s GDDR6 x 2.43 (the gfx1100 cache factor) at 2.97 GHz.
         chip_bytes_per_clock=522.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
         dram_bytes_per_clock=215.0,  # 640 GB/s GDDR6
-        # gfx1100's calibration, the latencies in time and ISSUE in clocks (no
-        # measurement of this part): ~640 ns to a load's data and ~320 ns of SYNC at
-        # 2.97 GHz, and the same 128 clocks of loop instructions per tile and k-tile
-        # (the same code at one instruction a clock). Against gfx1100's latencies before
-        # its ISSUE term (~740 ns, ISSUE 0) the agreement with origami is the same
-        # (bench_selection.py, compiled: 18/36 fit, 7/17 held-out, worst 1.69 and 1.67)
-        # and the geometric mean ratio 1.171 -> 1.166 fit, 1.156 -> 1.139 held-out.
+        # gfx1100's calibration carried over (no measurement of this part): its ~640 ns
+        # to a load's data and ~320 ns of SYNC at 2.97 GHz, and its 128 clocks of ISSUE
+        # (the same loop code at one instruction a clock). bench_selection.py
+        # (compiled): 18/36 fit, 7/17 held-out, worst 1.69 and 1.67, geometric mean
+        # ratio 1.166 and 1.139 (1.171 and 1.156 at ~740 ns with no ISSUE).
         # fit_cost_model.py's best settings (20/36 fit, most with ISSUE 256 or LOOP 0)
         # hold 6-7/17 held-out, against 8/17 with these.
         load_latency=1904, sync_clocks=950, step_issue_clocks=128,
