@@ -181,11 +181,10 @@ COST_PARAMS: dict[str, CostParams] = {
         dram_bytes_per_clock=215.0,  # 640 GB/s GDDR6
         # gfx1100's calibration carried over (no measurement of this part): its ~640 ns
         # to a load's data and ~320 ns of SYNC at 2.97 GHz, and its 128 clocks of ISSUE
-        # (the same loop code at one instruction a clock). bench_selection.py
-        # (compiled): 18/36 fit, 7/17 held-out, worst 1.69 and 1.67, geometric mean
-        # ratio 1.166 and 1.139 (1.171 and 1.156 at ~740 ns with no ISSUE).
-        # fit_cost_model.py's best settings (20/36 fit, most with ISSUE 256 or LOOP 0)
-        # hold 6-7/17 held-out, against 8/17 with these.
+        # (the same loop code at one instruction a clock). fit_cost_model.py: 18/36
+        # fit, 8/17 held-out, worst 1.69 and 1.68, geometric mean ratio 1.167 and
+        # 1.127 (1.171 and 1.145 at ~740 ns with no ISSUE); its best settings (20/36
+        # fit, most with ISSUE 256 or LOOP 0) hold 6-7/17 held-out.
         load_latency=1904, sync_clocks=950, step_issue_clocks=128,
         # L2 8 MiB (Navi 48), bandwidth and LOOP as gfx1100's.
         loop_instr_clocks=2.0, l2_bytes=8 << 20, l2_bytes_per_clock=2048.0,
