@@ -68,8 +68,8 @@ measurements still hold (tuning/measured.py: the three rates tested to 15%, now 
 1.00-1.01x the model, its tile orders). Agreement is flat over most of the grid, since what
 origami rewards and accel's kernel does not are mostly outside these constants (its
 CUs where accel's code objects fill WGPs, its layout, its split K:
-benchmarks/bench_selection.py). gfx1201 keeps gfx1100's ~740 and ~320 ns at
-its clock as they were before ISSUE (no setting of the grid did better on both halves).
+benchmarks/bench_selection.py). gfx1201 takes gfx1100's latency and SYNC in
+nanoseconds and its ISSUE in clocks (no setting of the grid did better on both halves).
 LOOP's clocks per instruction (2 on both RDNA chips: a wave32 instruction's issue
 cycle and the one its WMMA-occupied VALU loses to it; 1 loses gfx1100 a held-out GEMM,
 3-4 lose 5-11 of its fit ones) and the L2's capacity and bandwidth (datasheet sizes;
@@ -179,11 +179,13 @@ COST_PARAMS: dict[str, CostParams] = {
         # 640 GB/s GDDR6 x 2.43 (the gfx1100 cache factor) at 2.97 GHz.
         chip_bytes_per_clock=522.0, cu_bytes_per_clock=64.0, lds_bytes_per_clock=128,
         dram_bytes_per_clock=215.0,  # 640 GB/s GDDR6
-        # ~740 ns and ~320 ns at 2.97 GHz, gfx1100's before ISSUE (no measurement of
-        # this part); fit_cost_model.py's best (19/36 fit at 900 clocks, SYNC 500,
-        # ISSUE 256) holds 5/17 held-out with a worse worst ratio (2.11 against 1.69),
-        # so the values stay.
-        load_latency=2200, sync_clocks=950, step_issue_clocks=0,
+        # gfx1100's calibration carried over (no measurement of this part): its ~640 ns
+        # to a load's data and ~320 ns of SYNC at 2.97 GHz, and its 128 clocks of ISSUE
+        # (the same loop code at one instruction a clock). fit_cost_model.py: 18/36
+        # fit, 8/17 held-out, worst 1.69 and 1.68, geometric mean ratio 1.167 and
+        # 1.127 (1.171 and 1.145 at ~740 ns with no ISSUE); its best settings (20/36
+        # fit, most with ISSUE 256 or LOOP 0) hold 6-7/17 held-out.
+        load_latency=1904, sync_clocks=950, step_issue_clocks=128,
         # L2 8 MiB (Navi 48), bandwidth and LOOP as gfx1100's.
         loop_instr_clocks=2.0, l2_bytes=8 << 20, l2_bytes_per_clock=2048.0,
         source="RX 9070 XT specs; RDNA4 like RDNA3 per CU; bandwidth scaled from the "
