@@ -76,6 +76,27 @@ cycle and the one its WMMA-occupied VALU loses to it; 1 loses gfx1100 a held-out
 the figures are the same from 1024 to 4096 bytes per clock, since other terms bound
 the tiles once the re-reads are cheap) were searched the same way. The model reads no
 table at run time.
+
+What origami's gfx942 table still rates otherwise (benchmarks/bench_selection.py
+--misses) is no term this model lacks. Read in the layout origami's operands had (A
+contiguous along M, B along K: fit_cost_model.py --reading layout, 24/36 fit and 11/17
+held-out, flat over the constants' grid), the 16-row tiles of the small square GEMMs are
+origami's best too (528x528x1024: accel's 16x64x128 on row-major A and B moves the lines
+of origami's 64x16x128 on its own). The rest are charges of origami's model that accel's
+kernel does not pay (rocm-origami 0.0.3's source): a K the k-tile does not divide costs
+twice 50,000 clocks times the tail's share of K (4096x320x320 on 128x64x128: 20,000
+clocks, 9.5 us, beside a best of 4.6 us), where the kernel pays its 20% of padded MMAs;
+a tile is charged max(ceil(K/kPB) - 1, 1) main-loop k-tiles, 1.5 prologue loads and 2
+epilogue MMA k-tiles, so K = kPB costs origami about four k-tiles of that depth
+(8x512x512x64: 128x64x32 1.23x ahead of 128x64x64, which runs one k-tile and waits for
+one load latency; the model: 1.20 us against 1.83 for 128x64x32's two); every grid of
+fewer tiles than CUs is split along K by origami's default stream-K grid (up to 16
+ways, 8 k-tiles a split at least: its code times 48x4096x4096 on 64x64x128 split 4
+ways on 256 CUs, 19.5 us, against 33.5 us unsplit; the table has 20.3), where accel
+splits only through tuning/split_k.py; and 256x256 is here a tile that loads nothing
+ahead (`loads_ahead`; with 8 waves its 128x64 wave tiles need ~288 of 256 registers),
+whose k-step pays a load latency after its MMAs (4160 + 2224 clocks against 2212 for
+128x256x64's half of the work; origami: 1.05-1.11x ahead).
 """
 
 from __future__ import annotations
