@@ -48,7 +48,7 @@ from accel.target.database import ArchInfo, MmaInstr
 from accel.tuning import cost_model
 from accel.tuning.launch import Launch, geometry
 from accel.tuning.validity import (grid_errors, lane_k_run, operand_size_errors,
-                                   pipeline_depth, screen_config, selection_arguments,
+                                   screen_config, selection_arguments,
                                    usable_instructions)
 
 TILE_LADDER = (16, 32, 64, 128, 256)
@@ -234,15 +234,15 @@ def _ladder(arch: ArchInfo, in_type: str, b_type: str, fixed_a: AccelTile | None
                                          schedule_version=schedule_version)
                         # select checked the arguments; the estimate is
                         # `instr`'s, the one instruction of its mnPerXdl.
-                        errors, lds, regs = screen_config(arch, in_type, probe, cfg, b_type)
+                        errors, lds, regs, depth = screen_config(arch, in_type, probe,
+                                                                 cfg, b_type)
                         if errors:
                             bad.append((cfg, tuple(errors)))
                         else:
                             good.append(Prepared(cfg, instr, lds, regs, str(cfg),
                                                   cost_model.config_terms(
                                                       arch, in_type, cfg, instr, lds, regs,
-                                                      depth=pipeline_depth(arch, instr, cfg,
-                                                                           in_type))))
+                                                      depth=depth)))
     return tuple(good), tuple(bad)
 
 

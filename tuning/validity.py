@@ -168,9 +168,9 @@ def pipeline_depth(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type:
     the cost model costs them (cost_model.config_terms `depth`): 0 when nothing is
     loaded ahead (cost_model.loads_ahead), 2 with two LDS buffers (scheduleVersion 2)
     where a second stage pays (cost_model.two_stages_pay) and the register estimate
-    with it stays within REGISTER_HEADROOM of the budget, else 1. Only a two-buffer
-    config needs the register terms (5.7 us a config; selection asks for all of its
-    ~500-1000 a ladder)."""
+    with it stays within REGISTER_HEADROOM of the budget, else 1 (the selector has each
+    candidate's from `screen_config`). Only a two-buffer config needs the register
+    terms (5.7 us a config)."""
     if not loads_ahead(arch, config):
         return 0
     if not config.double_buffered:
@@ -249,15 +249,16 @@ def check_config(arch: ArchInfo, in_type: str, shape: GemmShape,
 
 
 def screen_config(arch: ArchInfo, in_type: str, shape: GemmShape, config: PerfConfig,
-                  b_type: str | None = None) -> tuple[list[str], int, int]:
+                  b_type: str | None = None) -> tuple[list[str], int, int, int]:
     """`check_config`'s rules for arguments already checked, with what the selector
-    keeps of a config that passes them: (errors, LDS bytes, register estimate; 0 when
-    there are errors). The register terms are worked out once for the rules and the
-    estimate: the ladder screens 180-1,320 candidates an arch and type."""
+    keeps of a config that passes them: (errors, LDS bytes, register estimate,
+    `pipeline_depth`; the last two 0 when there are errors). The register terms are
+    worked out once for the rules, the estimate and the depth: the ladder screens
+    180-1,320 candidates an arch and type."""
     errors: list[str] = []
     if not arch.supports(in_type, b_type) or in_type not in ELEMENT_BYTES:
         pair = validate.clipped(in_type) if b_type in (None, in_type) else f"{in_type} x {b_type}"
-        return [f"element-type: {pair} has no MMA instruction on {arch.name}"], 0, 0
+        return [f"element-type: {pair} has no MMA instruction on {arch.name}"], 0, 0, 0
 
     c = config
     split_ok = True
@@ -328,8 +329,8 @@ def screen_config(arch: ArchInfo, in_type: str, shape: GemmShape, config: PerfCo
     if split_ok:
         errors.extend(grid_errors(arch, shape, c))
     if errors:
-        return errors, lds, 0
-    return errors, lds, _estimate(arch, c, terms, budget)
+        return errors, lds, 0, 0
+    return errors, lds, _estimate(arch, c, terms, budget), terms.depth
 
 
 # rocMLIR's scheduleVersion values (its GemmLoadTileType): 1 the default pipeline, 2 two

@@ -7,7 +7,8 @@ from accel.dialect.perf_config import PerfConfig
 from accel.target.database import get_arch
 from accel.tuning.selection import _ladder
 from accel.tuning.validity import (check_config, instruction_for, lane_k_run, lds_bytes,
-                                   register_budget, register_estimate, register_floor)
+                                   pipeline_depth, register_budget, register_estimate,
+                                   register_floor)
 
 SHAPE = GemmShape(1, 1024, 1024, 1024)
 # rocMLIR-style defaults that are valid on each arch.
@@ -158,8 +159,9 @@ LADDER_TYPES = [("gfx942", "f16"), ("gfx942", "f32"), ("gfx942", "i8"), ("gfx942
 @pytest.mark.parametrize("schedule", [1, 2])
 def test_ladder_screens_as_the_public_rules_do(arch_name, in_type, schedule):
     # The ladder screens through screen_config (no argument checks, the register terms
-    # worked out once): each candidate's reasons, LDS and register estimate are what
-    # check_config, lds_bytes and register_estimate give.
+    # worked out once): each candidate's reasons, LDS, register estimate and the
+    # pipeline depth its cost is made for are what check_config, lds_bytes,
+    # register_estimate and pipeline_depth (the plan's) give.
     arch = get_arch(arch_name)
     probe = GemmShape(1, 1, 1, 1)
     good, bad = _ladder(arch, in_type, in_type, None, None, schedule)
@@ -168,6 +170,7 @@ def test_ladder_screens_as_the_public_rules_do(arch_name, in_type, schedule):
         assert check_config(arch, in_type, probe, p.config, in_type) == []
         assert p.lds == lds_bytes(p.config, in_type)
         assert p.regs == register_estimate(arch, p.instr, p.config, in_type)
+        assert p.terms.depth == pipeline_depth(arch, p.instr, p.config, in_type)
         assert p.instr is instruction_for(arch, in_type, p.config.mn_per_xdl)
     for cfg, reasons in bad:
         assert list(reasons) == check_config(arch, in_type, probe, cfg, in_type)
