@@ -37,17 +37,19 @@ accel.batch.compile_batch on the tool's pool (local_process_pool) with each unit
 timed inside its worker, and prints the parent's serial work before the first unit
 and after the last (cache, placing, writing the outputs as accel-compile writes them),
 the pool's start-up (forkserver and compiler import), each worker's busy time (its
-CPU, and its wait for a core: the other processes' load), minor page faults, idle,
-late-start and tail-idle time and its selector-table builds (tuning/selection.py's
-ladders, built once per worker process: those one process would not build again are
-work -j adds), and the bytes of results sent back over the pipe. Its last line splits
-wall - (workers' + parent's CPU) / jobs into those terms, which sum to it.
+CPU, and its wait for a core: the other processes' load), minor page faults, CPU in
+garbage collections, idle, late-start and tail-idle time and its selector-table
+builds (tuning/selection.py's ladders, built once per worker process: those one
+process would not build again are work -j adds), and the bytes of results sent back
+over the pipe. Its last line splits wall - (workers' + parent's CPU) / jobs into
+those terms, which sum to it.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import gc
 import json
 import os
 import pickle
@@ -322,7 +324,9 @@ def timed_unit(unit, assembly: bool) -> tuple[object, dict]:
         # Every table the selector builds in this worker (_ladder's misses).
         selection._ladder = _Timed(selection._ladder)
     built = selection._ladder
-    before = (len(built.keys), built.seconds)
+    if _collecting not in gc.callbacks:
+        gc.callbacks.append(_collecting)
+    before = (len(built.keys), built.seconds, _COLLECTED[1])
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     start, cpu = time.time(), time.process_time()
     outcome = batch.compile_unit(unit, assembly)
@@ -330,8 +334,20 @@ def timed_unit(unit, assembly: bool) -> tuple[object, dict]:
              "cpu": time.process_time() - cpu,
              "faults": resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults,
              "tables": built.keys[before[0]:], "built_s": built.seconds - before[1],
-             "pipe_bytes": len(pickle.dumps(outcome))}
+             "gc_s": _COLLECTED[1] - before[2], "pipe_bytes": len(pickle.dumps(outcome))}
     return outcome, times
+
+
+# [when the running collection started, CPU seconds of this process's collections]
+_COLLECTED = [0.0, 0.0]
+
+
+def _collecting(phase: str, info: dict) -> None:
+    """A gc.callbacks entry: the CPU time of each garbage collection."""
+    if phase == "start":
+        _COLLECTED[0] = time.process_time()
+    else:
+        _COLLECTED[1] += time.process_time() - _COLLECTED[0]
 
 
 class _Timed:
@@ -470,7 +486,8 @@ def profile(jobs: int, as_is: bool) -> None:
         spread["tail"] += last - own_last
         print(f"  worker {pid}: {len(units)} units, busy {busy * ms:.0f} ms (CPU "
               f"{cpu * ms:.0f} ms, waiting for a core {(busy - cpu) * ms:.0f} ms; "
-              f"{sum(u['faults'] for u in units)} minor page faults; selector tables: "
+              f"{sum(u['faults'] for u in units)} minor page faults; garbage collection "
+              f"{sum(u['gc_s'] for u in units) * ms:.0f} ms; selector tables: "
               f"{len(tables)} built in {sum(u['built_s'] for u in units) * ms:.0f} ms), "
               f"idle {(own_last - own_first - busy) * ms:.0f} ms between units, starts "
               f"{(own_first - first) * ms:.0f} ms after the first, tail idle "

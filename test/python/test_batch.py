@@ -319,6 +319,19 @@ def test_worker_processes_give_the_serial_result():
     assert compile_batch(ENTRIES, jobs=2, assembly=False) == serial
 
 
+def _gc_threshold() -> int:
+    import gc
+    return gc.get_threshold()[0]
+
+
+def test_local_pool_workers_collect_garbage_at_the_compile_threshold():
+    pool = batch_mod.local_process_pool(1)
+    try:
+        assert pool.submit(_gc_threshold).result() == batch_mod.COMPILE_GC_THRESHOLD
+    finally:
+        pool.shutdown()
+
+
 def test_a_module_batch_on_worker_processes_gives_the_serial_result(monkeypatch):
     started = []
     real = batch_mod.start_local_pool_server
