@@ -459,7 +459,8 @@ def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
     (forkserver with preload): a worker starts in milliseconds instead of the ~0.3 s the
     import takes, and no worker inherits a parent's MLIR context or its threads. Workers
     ignore Ctrl-C: the parent is interrupted, cancels what is queued, and lets each worker
-    finish its one compile; they collect garbage less often (collect_for_compiling)."""
+    finish its one compile; they collect garbage less often (collect_for_compiling), and
+    never over what they inherited."""
     context = _pool_context()
     # The server starts first: its import of the compiler then overlaps this process's
     # import of concurrent.futures and the pool's set-up (its queues, the resource
@@ -522,9 +523,15 @@ def collect_for_compiling() -> None:
 
 
 def _worker_start() -> None:
+    import gc
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     collect_for_compiling()
+    # What the worker inherited from its server (the compiler's modules) lives as long as
+    # it does: frozen, no collection traverses it. Callgrind over 10 of the benchmark's
+    # kernels in one process: 10.57 G instructions, 10.53 G with the threshold, 10.48 G
+    # with the threshold and the freeze.
+    gc.freeze()
 
 
 def _open_cache(cache) -> KernelCache | None:
