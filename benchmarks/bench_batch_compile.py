@@ -36,15 +36,20 @@ the workers: it compiles the 100 GEMMs once, cold, in this process through
 accel.batch.compile_batch on the tool's pool (local_process_pool) with each unit
 timed inside its worker, and prints the parent's serial work before the first unit
 and after the last (cache, placing, writing the outputs as accel-compile writes them),
-the pool's start-up (forkserver and compiler import), each worker's busy, CPU, idle
-and tail-idle time and its selector-table builds (tuning/selection.py's ladders, built
-once per worker process), and the bytes of results sent back over the pipe.
+the pool's start-up (forkserver and compiler import), each worker's busy time (its
+CPU, and its wait for a core: the other processes' load), minor page faults, CPU in
+garbage collections, idle, late-start and tail-idle time and its selector-table
+builds (tuning/selection.py's ladders, built once per worker process: those one
+process would not build again are work -j adds), and the bytes of results sent back
+over the pipe. Its last line splits wall - (workers' + parent's CPU) / jobs into
+those terms, which sum to it.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import gc
 import json
 import os
 import pickle
@@ -149,7 +154,7 @@ def main() -> None:
                    help="only the breakdown of one cold -j batch's wall time (see above)")
     args = p.parse_args()
     if args.profile:
-        profile(args.jobs)
+        profile(args.jobs, args.as_is)
         return
     tool = shutil.which("accel-compile", path=os.path.dirname(sys.executable)) or "accel-compile"
     work = tempfile.mkdtemp(prefix="accel-bench-batch-")
@@ -319,29 +324,47 @@ def timed_unit(unit, assembly: bool) -> tuple[object, dict]:
         # Every table the selector builds in this worker (_ladder's misses).
         selection._ladder = _Timed(selection._ladder)
     built = selection._ladder
-    before = (built.calls, built.seconds)
+    if _collecting not in gc.callbacks:
+        gc.callbacks.append(_collecting)
+    before = (len(built.keys), built.seconds, _COLLECTED[1])
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     start, cpu = time.time(), time.process_time()
     outcome = batch.compile_unit(unit, assembly)
     times = {"pid": os.getpid(), "start": start, "end": time.time(),
-             "cpu": time.process_time() - cpu, "built": built.calls - before[0],
-             "built_s": built.seconds - before[1], "pipe_bytes": len(pickle.dumps(outcome))}
+             "cpu": time.process_time() - cpu,
+             "faults": resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults,
+             "tables": built.keys[before[0]:], "built_s": built.seconds - before[1],
+             "gc_s": _COLLECTED[1] - before[2], "pipe_bytes": len(pickle.dumps(outcome))}
     return outcome, times
 
 
+# [when the running collection started, CPU seconds of this process's collections]
+_COLLECTED = [0.0, 0.0]
+
+
+def _collecting(phase: str, info: dict) -> None:
+    """A gc.callbacks entry: the CPU time of each garbage collection."""
+    if phase == "start":
+        _COLLECTED[0] = time.process_time()
+    else:
+        _COLLECTED[1] += time.process_time() - _COLLECTED[0]
+
+
 class _Timed:
-    """A function of tuning/selection.py, counting and timing its calls (of the
-    memoised _ladder: its misses only)."""
+    """tuning/selection.py's memoised _ladder, recording the key (arch, types, fixed
+    tiles, schedule version; as text) and the time of each of its misses: a table
+    built."""
 
     def __init__(self, fn) -> None:
-        self.fn, self.calls, self.seconds = fn, 0, 0.0
+        self.fn, self.keys, self.seconds = fn, [], 0.0
 
     def __call__(self, *args):
-        info = getattr(self.fn, "cache_info", None)
-        misses, start = info().misses if info else 0, time.perf_counter()
+        misses, start = self.fn.cache_info().misses, time.process_time()
         out = self.fn(*args)
-        if info is None or info().misses > misses:
-            self.calls += 1
-            self.seconds += time.perf_counter() - start
+        if self.fn.cache_info().misses > misses:
+            arch, *rest = args
+            self.keys.append(repr((arch.name, *rest)))
+            self.seconds += time.process_time() - start
         return out
 
 
@@ -375,12 +398,20 @@ class _TimingExecutor(cf.Executor):
         self.inner.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
-def profile(jobs: int) -> None:
+def profile(jobs: int, as_is: bool) -> None:
     here = os.path.dirname(os.path.abspath(__file__))
     # The workers fork from a server started with this environment: they find timed_unit.
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")      # as accel-compile sets it
+    work = tempfile.mkdtemp(prefix="accel-bench-profile-")
+    if not as_is:
+        # The server's import of the compiler from cached bytecode, as an installed
+        # accel's (the timed runs' set-up): from source it took ~0.45 s, not ~0.3 s.
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(work, "pycache")
+        subprocess.run([sys.executable, "-c", "import accel.batch_compile, "
+                        "accel.tools.accel_compile, bench_batch_compile"], check=True)
     from accel import batch
     from accel.cache import KernelCache
     from accel.tools.accel_compile import write_result
@@ -400,12 +431,12 @@ def profile(jobs: int) -> None:
             super().put(key, result)
             TimedCache.seconds += time.perf_counter() - start
 
-    work = tempfile.mkdtemp(prefix="accel-bench-profile-")
     try:
         gemms = model_gemms()
         print(f"machine: {os.cpu_count()} cores, load average "
               f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}; {len(gemms)} GEMMs cold, "
-              f"-j {jobs}, in this process")
+              f"-j {jobs}, in this process; bytecode: "
+              f"{'as the environment has it' if as_is else 'cached'}")
         cache = TimedCache(os.path.join(work, "cache"))
         # The pool compile_batch would start for `jobs` (its server starts here).
         start, cpu = time.time(), time.process_time()
@@ -427,31 +458,62 @@ def profile(jobs: int) -> None:
         workers.setdefault(u["pid"], []).append(u)
     worker_cpu = sum(u["cpu"] for u in t)
     ms = 1e3
+    ideal = (worker_cpu + parent_cpu) / jobs
     print(f"wall {wall * ms:.0f} ms = {wall / len(gemms) * ms:.1f} ms a kernel; CPU: workers "
           f"{worker_cpu * ms:.0f} ms (inside their compiles), parent {parent_cpu * ms:.0f} ms; "
-          f"(workers' + parent's CPU) / {jobs} = {(worker_cpu + parent_cpu) / jobs * ms:.0f} ms")
+          f"(workers' + parent's CPU) / {jobs} = {ideal * ms:.0f} ms")
+    before = timing.first_submit - start
+    startup = first - timing.first_submit
     print(f"  parent, before the first unit is handed out (the pool, specs, cache keys, "
-          f"lookups): {(timing.first_submit - start) * ms:.0f} ms")
+          f"lookups): {before * ms:.0f} ms")
     print(f"  pool start-up (forkserver, compiler import, fork) until the first unit "
           f"starts: {(first - start) * ms:.0f} ms after the pool was made, "
-          f"{(first - timing.first_submit) * ms:.0f} ms after the first submit")
+          f"{startup * ms:.0f} ms after the first submit")
+    # Each worker's span from the first unit's start to the last's end is its busy time
+    # (CPU, and waiting for a core), idle time between its units, its late start and
+    # its tail: summed over the workers, jobs x that span.
+    spread = {"waiting for a core (other processes' load)": 0.0, "idle between units": 0.0,
+              "late starts": 0.0, "tail": 0.0}
     for pid, units in sorted(workers.items(), key=lambda w: min(u["start"] for u in w[1])):
         busy = sum(u["end"] - u["start"] for u in units)
+        cpu = sum(u["cpu"] for u in units)
         own_first = min(u["start"] for u in units)
         own_last = max(u["end"] for u in units)
-        built, built_s = (sum(u[k] for u in units) for k in ("built", "built_s"))
+        tables = [key for u in units for key in u["tables"]]
+        spread["waiting for a core (other processes' load)"] += busy - cpu
+        spread["idle between units"] += own_last - own_first - busy
+        spread["late starts"] += own_first - first
+        spread["tail"] += last - own_last
         print(f"  worker {pid}: {len(units)} units, busy {busy * ms:.0f} ms (CPU "
-              f"{sum(u['cpu'] for u in units) * ms:.0f} ms; selector tables: "
-              f"{built} built in {built_s * ms:.0f} ms), "
+              f"{cpu * ms:.0f} ms, waiting for a core {(busy - cpu) * ms:.0f} ms; "
+              f"{sum(u['faults'] for u in units)} minor page faults; garbage collection "
+              f"{sum(u['gc_s'] for u in units) * ms:.0f} ms; selector tables: "
+              f"{len(tables)} built in {sum(u['built_s'] for u in units) * ms:.0f} ms), "
               f"idle {(own_last - own_first - busy) * ms:.0f} ms between units, starts "
               f"{(own_first - first) * ms:.0f} ms after the first, tail idle "
               f"{(last - own_last) * ms:.0f} ms")
+    tables = [key for u in t for key in u["tables"]]
+    built_s = sum(u["built_s"] for u in t)
+    after = end - last
     print(f"  results over the pipe: {sum(u['pipe_bytes'] for u in t) / 1e6:.1f} MB "
           f"(pickled), the last arriving {(max(u['arrived'] for u in t) - last) * ms:.0f} ms "
           f"after its compile ended")
     print(f"  parent, after the last unit (renames, cache, placing): "
           f"{(returned - last) * ms:.0f} ms; writing the outputs: {(end - returned) * ms:.0f} ms; "
           f"cache lookups and stores over the batch: {TimedCache.seconds * ms:.0f} ms")
+    # Against -j 1, which builds each table once and starts no pool: the extra tables'
+    # builds (their mean time each) are work -j N adds, spread over the workers.
+    extra = len(tables) - len(set(tables))
+    duplicated = built_s / max(len(tables), 1) * extra
+    print(f"  selector tables: {len(tables)} built for {len(set(tables))} distinct, "
+          f"{extra} more than one process builds: ~{duplicated * ms:.0f} ms of CPU")
+    # The terms sum to wall - ideal: wall = (first - start) + span + after, and the
+    # parent's CPU is in the ideal but ran beside the workers.
+    terms = [("before the first unit starts (one core at most)", first - start),
+             *((f"{what} / {jobs}", v / jobs) for what, v in spread.items()),
+             ("after the last unit", after), (f"less the parent's CPU / {jobs}", -parent_cpu / jobs)]
+    print(f"wall - (workers' + parent's CPU) / {jobs} = {(wall - ideal) * ms:.0f} ms: "
+          + "; ".join(f"{what} {v * ms:.0f} ms" for what, v in terms))
     print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

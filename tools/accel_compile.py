@@ -121,6 +121,8 @@ def _main(argv: Sequence[str] | None) -> int:
     from accel import batch
     from accel.tools import interrupts
     batch.compiler_load_guard = interrupts.deferred
+    # This process compiles what -j 1 (or a one-GEMM call) does not hand to workers.
+    batch.collect_for_compiling()
     cache = None
     if not args.no_cache:
         from accel.cache import KernelCache

@@ -319,6 +319,21 @@ def test_worker_processes_give_the_serial_result():
     assert compile_batch(ENTRIES, jobs=2, assembly=False) == serial
 
 
+def _gc_state() -> tuple[int, int]:
+    import gc
+    return gc.get_threshold()[0], gc.get_freeze_count()
+
+
+def test_local_pool_workers_collect_garbage_at_the_compile_threshold():
+    pool = batch_mod.local_process_pool(1)
+    try:
+        threshold, frozen = pool.submit(_gc_state).result()
+        assert threshold == batch_mod.COMPILE_GC_THRESHOLD
+        assert frozen > 10_000          # the compiler's modules, inherited from the server
+    finally:
+        pool.shutdown()
+
+
 def test_a_module_batch_on_worker_processes_gives_the_serial_result(monkeypatch):
     started = []
     real = batch_mod.start_local_pool_server
