@@ -43,7 +43,7 @@ the widest vector shuffled), and the machine instructions of the kernel's assemb
 to serialize its lowered gpu.module to assembly (gpu-module-to-binary format=isa: the
 translation, middle end and backend), counted by valgrind's callgrind with
 instrumentation switched on around that pass alone, in one child process for all of
-them (~20 min; needs valgrind). Unlike a time on this shared machine (gfx942 4096^3's
+them (~30 min; needs valgrind). Unlike a time on this shared machine (gfx942 4096^3's
 serialization took 116-155 ms CPU, best of 4, at load average 0.2-0.4) the count
 repeats within 0.1%, so it shows a change of a few percent in LLVM's work; beside it
 the kernels' machine instructions, which LLVM's work follows.
