@@ -39,6 +39,15 @@ end; constants and the function itself not counted), the most frequent of them, 
 elements their vector shuffles produce (llvm.shufflevector's mask length summed, and
 the widest vector shuffled), and the machine instructions of the kernel's assembly.
 
+`--llvm-instructions` prints, per GEMM of SHAPES, the machine instructions LLVM executes
+to serialize its lowered gpu.module to assembly (gpu-module-to-binary format=isa: the
+translation, middle end and backend), counted by valgrind's callgrind with
+instrumentation switched on around that pass alone, in one child process for all of
+them (~30 min; needs valgrind). Unlike a time on this shared machine (gfx942 4096^3's
+serialization took 116-155 ms CPU, best of 4, at load average 0.2-0.4) the count
+repeats within 0.1%, so it shows a change of a few percent in LLVM's work; beside it
+the kernels' machine instructions, which LLVM's work follows.
+
 `--first-select` prints the CPU milliseconds of the first perf-config selection of each
 arch and element type in a fresh process (it builds the shape-independent candidate
 table, tuning/selection.py's ladder, that a one-GEMM `accel-compile` pays for) and of a
@@ -115,6 +124,8 @@ def main() -> None:
     p.add_argument("--ir-size", action="store_true",
                    help="the LLVM IR accel hands over against the machine instructions, "
                         "per kernel, instead")
+    p.add_argument("--llvm-instructions", action="store_true",
+                   help="instructions LLVM executes to serialize each kernel (valgrind)")
     p.add_argument("--first-select", action="store_true",
                    help="the first and second selection's CPU time per arch and type instead")
     p.add_argument("--pythonpath", help="with --first-select: time the accel package in "
@@ -126,6 +137,9 @@ def main() -> None:
     wmma_banks.ENABLED = not args.without_wmma_banks
     if args.ir_size:
         ir_size()
+        return
+    if args.llvm_instructions:
+        llvm_instructions()
         return
     if args.stages or args.kinds:
         stages(args.repeat, args.assembly, args.kinds)
@@ -314,15 +328,9 @@ def ir_size() -> None:
           f"{'machine':>7} {'ratio':>5}  top ops")
     rows = []
     for arch in ARCHES:
-        pipeline = KernelPipeline(arch=arch)
         for g, m, n, k, t in SHAPES:
             with shared_context():
-                module = ir.Module.parse(gemm_module_text(
-                    arch, g=g, m=m, n=n, k=k, in_type=t, out_type=None, trans_a=False,
-                    trans_b=False, a_layout="row", b_layout="row", perf_config=None,
-                    accumulate=False))
-                pipeline.to_kernel_ir(module)
-                run_steps(module, pipeline.kernel_steps())
+                module = lowered_gemm(arch, g, m, n, k, t)
                 texts = {op.attributes["sym_name"].value: str(op)
                          for op in module.body.operations if op.operation.name == "gpu.module"}
                 run_steps(module, [UpstreamSegment(LLVM_ASSEMBLY, verify=False)])
@@ -346,6 +354,88 @@ def ir_size() -> None:
           f"{statistics.median(r[2] for r in rows):.0f}; total LLVM ops "
           f"{sum(r[0] for r in rows)}, shuffled {sum(r[1] for r in rows)}, machine "
           f"{sum(r[2] for r in rows)}")
+
+
+def lowered_gemm(arch: str, g: int, m: int, n: int, k: int, t: str) -> ir.Module:
+    """The GEMM's module as compile_gemm makes it, lowered to ROCDL (kernel_lowering)."""
+    module = ir.Module.parse(gemm_module_text(
+        arch, g=g, m=m, n=n, k=k, in_type=t, out_type=None, trans_a=False, trans_b=False,
+        a_layout="row", b_layout="row", perf_config=None, accumulate=False))
+    pipeline = KernelPipeline(arch=arch)
+    pipeline.to_kernel_ir(module)
+    run_steps(module, pipeline.kernel_steps())
+    return module
+
+
+# Run under callgrind with instrumentation off: parses each lowered module named on the
+# command line, then for each prints `ready`, waits for a line on stdin (the parent has
+# switched instrumentation on), serializes it, prints `done` and waits again (the parent
+# has dumped the count and switched it off).
+_COUNT_CHILD = """
+import sys
+from accel.api import shared_context
+from accel.bindings import ir
+from accel.pipelines.kernel import LLVM_ASSEMBLY
+from accel.pipelines.textual import UpstreamSegment, run_steps
+with shared_context():
+    modules = [ir.Module.parse(open(path).read()) for path in sys.argv[1:]]
+    for module in modules:
+        print("ready", flush=True); sys.stdin.readline()
+        run_steps(module, [UpstreamSegment(LLVM_ASSEMBLY, verify=False)])
+        print("done", flush=True); sys.stdin.readline()
+"""
+
+
+def llvm_instructions() -> None:
+    """Per GEMM of SHAPES and arch: the instructions LLVM executes serializing its lowered
+    module to assembly (callgrind), and the kernels' machine instructions."""
+    import tempfile
+    print(f"load average before: {load_average()}")
+    cases, machine = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for arch in ARCHES:
+            for g, m, n, k, t in SHAPES:
+                with shared_context():
+                    module = lowered_gemm(arch, g, m, n, k, t)
+                    path = os.path.join(tmp, f"{len(cases)}.mlir")
+                    with open(path, "w") as f:
+                        f.write(str(module))
+                    run_steps(module, [UpstreamSegment(LLVM_ASSEMBLY, verify=False)])
+                    machine.append(sum(len(_INSTRUCTION.findall(asm.decode()))
+                                       for asm in binaries(module).values()))
+                cases.append((f"{arch:8} g={g} m={m:<5} n={n:<6} k={k:<5} {t:5}", path))
+        out = os.path.join(tmp, "callgrind.out")
+        child = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+             f"--callgrind-out-file={out}", f"--log-file={out}.log", sys.executable, "-c",
+             _COUNT_CHILD, *(path for _, path in cases)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+        def control(*flags: str) -> None:
+            subprocess.run(["callgrind_control", *flags, str(child.pid)], check=True,
+                           capture_output=True)
+
+        counts = []
+        for i, (label, _) in enumerate(cases):
+            assert child.stdout.readline().strip() == "ready"
+            control("--instr=on")
+            child.stdin.write("\n"); child.stdin.flush()
+            assert child.stdout.readline().strip() == "done"
+            control("--dump")
+            control("--instr=off")
+            # Each dump holds the events since the previous one (a dump zeroes them): its
+            # `totals` line (its `summary` wraps below zero after the first dump).
+            dump = max((f for f in os.listdir(tmp) if f.startswith("callgrind.out.")
+                        and not f.endswith(".log")), key=lambda f: int(f.rsplit(".", 1)[1]))
+            with open(os.path.join(tmp, dump)) as f:
+                counts.append(int(re.search(r"^totals: (\d+)", f.read(), re.M).group(1)))
+            print(f"{label} {counts[-1] / 1e6:8.1f} M LLVM instructions, "
+                  f"{machine[i]:5} machine instructions", flush=True)
+            child.stdin.write("\n"); child.stdin.flush()
+        child.wait()
+    print(f"median over {len(counts)} GEMMs: {statistics.median(counts) / 1e6:.1f} M; "
+          f"total {sum(counts) / 1e6:.1f} M LLVM instructions")
+    print(f"load average after: {load_average()}")
 
 
 def first_select(repeat: int, pythonpath: str | None) -> None:
