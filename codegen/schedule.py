@@ -88,14 +88,16 @@ PIN_LOADS = "rocdl.sched.barrier none"
 # s_barrier). gpu.barrier is a workgroup fence besides, which waits for the global loads
 # in flight (vmcnt(0)) and invalidates the L0/L1 caches at every barrier.
 BARRIER = "amdgpu.lds_barrier"
-# All global loads issued so far are complete (s_waitcnt vmcnt(0) / s_wait_loadcnt 0).
-LOAD_WAIT = "amdgpu.memory_counter_wait load(0)"
 
 
 def load_wait(newer: int) -> str:
     """Wait for the global loads issued before the `newer` last ones (vmcnt(newer)):
     loads return in order, so those are complete and the newer stay in flight."""
     return f"amdgpu.memory_counter_wait load({newer})"
+
+
+# All global loads issued so far are complete (s_waitcnt vmcnt(0) / s_wait_loadcnt 0).
+LOAD_WAIT = load_wait(0)
 
 
 def clamped(em: Emitter, k_tile: Value, k_tiles: int) -> Value:

@@ -169,12 +169,7 @@ def pipeline_depth(arch: ArchInfo, instr: MmaInstr, config: PerfConfig, in_type:
     loaded ahead (cost_model.loads_ahead), 2 with two LDS buffers (scheduleVersion 2)
     where a second stage pays (cost_model.two_stages_pay) and the register estimate
     with it stays within REGISTER_HEADROOM of the budget, else 1 (the selector has each
-    candidate's from `screen_config`). Only a two-buffer config needs the register
-    terms (5.7 us a config)."""
-    if not loads_ahead(arch, config):
-        return 0
-    if not config.double_buffered:
-        return 1
+    candidate's from `screen_config`, of the same register terms)."""
     return _register_terms(arch, instr, config, in_type).depth
 
 
