@@ -696,21 +696,25 @@ def bf16_round(arch: ArchInfo, config: PerfConfig, acc: str, out_type: str,
 
     "i32" except on gfx942 when the accumulators fill the AGPRs (cost_model.loads_ahead).
     Measured with benchmarks/bench_kernel_quality.py --no-sim --out-type bf16
-    --bf16-round truncf|i32 (machine instructions truncf -> i32; `--only shapes
-    --in-type bf16`, B row-major / transposed, the selector's tile): 3402x4096x1024
+    --bf16-round truncf|i32, machine instructions truncf -> i32. `--only shapes
+    --in-type bf16` (the selector's tile, B row-major / transposed): 3402x4096x1024
     gfx942 936 -> 882 / 861 -> 806, gfx1100 1016 -> 935 / 969 -> 889, gfx1201 1510 ->
-    1345 / 1472 -> 1308, 4096^3 gfx942 1392 -> 1278; the 36 main loops unchanged,
-    VGPRs too but for gfx1201 528x528x1024 (219 -> 223, B row-major) and 48x4096x4096
-    (191 -> 187, transposed). `--only full-agprs` (2048^3, f16 and bf16 in, both
-    scheduleVersions and B layouts): gfx1201's 132 rungs with 128+ accumulator VGPRs:
-    VGPRs, main loops and work shares all unchanged, a median 179 instructions fewer;
-    gfx1100's 264: main loops unchanged, 164 fewer, VGPRs 238 the same, 20 lower, 6
-    higher by 1-8 (239 -> 240, 242 -> 250, 247 -> 251, kpack 16), all in the epilogue
-    and with the same waves per SIMD at any allocation granule of 4 to 24 registers
-    (1536 a lane). On gfx942's 80 rungs with the AGPRs full of accumulators 36 got
-    worse somewhere: VGPRs 334 -> 350, 362 -> 392, main loop 351 -> 403 and 540 -> 590
-    instructions (work share 0.308 -> 0.274, 0.383 -> 0.357), where others got better
-    (1705 -> 1387)."""
+    1345 / 1472 -> 1308, gfx942 4096^3 1392 -> 1278; the 36 main loops unchanged, and
+    the VGPRs but for gfx1201 528x528x1024 B row-major 219 -> 223 and 48x4096x4096
+    transposed 191 -> 187. `--only full-agprs` (2048^3, f16 and bf16 in, both
+    scheduleVersions and B layouts), the rungs with accumulators in half the registers:
+    gfx1201's 132 kept their VGPRs, main loops and work shares, a median 179
+    instructions fewer; gfx1100's 264 their main loops, 164 fewer, VGPRs 238 the same,
+    20 lower, 6 higher by 1-8 (239 -> 240, 242 -> 250, 247 -> 251, three kpack 16
+    tiles), with the same waves per SIMD at any allocation granule of 4 to 24 of the
+    1536 registers. gfx942 with `--arch gfx942 --min-acc 128 --every 4`: the 192
+    kernels with 128 accumulator registers kept their VGPRs and main loops but one
+    tile's (32x256 per wave, 16x16 MFMAs, B row-major: two v_mov_b64 more, 234 -> 236,
+    work share 0.274 -> 0.271), 112 instructions fewer (median); of the 80 with the AGPRs
+    full 36 got worse somewhere: VGPRs 334 -> 350, 362 -> 392, main loops 351 -> 403 and
+    540 -> 590 (work share 0.308 -> 0.274, 0.383 -> 0.357), where others got better
+    (1705 -> 1387). No plan property sets the few WMMA and 128-register kernels that
+    moved apart from their neighbours, and none of them spilled: there it stays "i32"."""
     if acc != "f32" or (out_type != "bf16"
                         and not any(s.op == "convert_bf16" for s in program.steps)):
         return None
