@@ -34,8 +34,8 @@ EDGES = np.array([
     0x7FC00000, 0xFFC00000, 0x7FC00001, 0x7FFFFFFF, 0xFFFFFFFF, 0x7FE54321,  # quiet
     0x7F800000, 0xFF800000,                           # +-inf stay inf
     0x7F7FFFFF, 0xFF7FFFFF, 0x7F7F8000, 0x7F7F7FFF,   # max finite -> inf; a tie; below
-    0x00000001, 0x00007FFF, 0x00008000, 0x00018000, 0x00008001,   # denormals
-    0x807FFFFF, 0x80008000, 0x00800000, 0x80018000,
+    0x00000001, 0x00007FFF, 0x00008000, 0x00018000, 0x00008001,   # denormals, the
+    0x807FFFFF, 0x80008000, 0x00800000, 0x80018000,   # smallest normal
     0x00000000, 0x80000000,                           # +-0
 ], dtype=np.uint32)
 
@@ -49,7 +49,8 @@ def hardware_bits(x: np.ndarray) -> np.ndarray:
     return (np.where(nan, x | 0x400000, rounded) >> 16).astype(np.uint16)
 
 
-def module_text(arch, g, m, n, k, in_t, out_t, epilogue="none", operands=(), config=None):
+def module_text(arch, g, m, n, k, in_t, out_t, epilogue="none", operands=(), config=None,
+                accumulate=False):
     ts = {"a": ((g, m, k), in_t), "b": ((g, k, n), in_t), "c": ((g, m, n), out_t)}
     ts.update({f"e{i}": (shape, t) for i, (shape, t, _) in enumerate(operands)})
 
@@ -64,6 +65,8 @@ def module_text(arch, g, m, n, k, in_t, out_t, epilogue="none", operands=(), con
         attrs += ", epilogue_operands = [" + ", ".join(f'"{kind}"' for *_, kind in operands) + "]"
     if config:
         attrs += f', perf_config = "{config}"'
+    if accumulate:
+        attrs += ", accumulate"
     args = ", ".join(f"%{x}: {mt(x)}" for x in names)
     return (f"func.func @gemm({args}) {{\n"
             f'  "accel.gemm"({", ".join("%" + x for x in names)}) {{{attrs}}} : '
@@ -143,18 +146,22 @@ def test_every_class_of_input_rounds_as_the_hardware(arch):
     assert nan.sum() > 100 and np.isinf(f).sum() >= 2 and (np.abs(f) < 2**-126).sum() > 100
 
 
-def bf16_gemm(arch, g, m, n, k, epilogue="none", operands=(), config=None, seed=0):
-    """C = epilogue(A B) in bf16 both ways, from bf16 A and B, and the float64 reference
-    of A B."""
+def bf16_gemm(arch, g, m, n, k, epilogue="none", operands=(), config=None, seed=0,
+              accumulate=False):
+    """C = epilogue(A B (+ C_old)) in bf16 both ways, from bf16 A and B, and the float64
+    reference of A B."""
     rng = np.random.default_rng(seed)
     a = random_operand(rng, "bf16", (g, m, k))
     b = random_operand(rng, "bf16", (g, k, n))
     extras = [random_operand(rng, "f16", shape).astype(NUMPY_TYPES[t])
               for shape, t, _ in operands]
-    text = module_text(arch, g, m, n, k, "bf16", "bf16", epilogue, operands, config)
+    c_old = random_operand(rng, "bf16", (g, m, n))
+    text = module_text(arch, g, m, n, k, "bf16", "bf16", epilogue, operands, config,
+                       accumulate)
 
     def make_args():
-        return [a, b, np.full((g, m, n), np.nan, ml_dtypes.bfloat16), *extras]
+        c = c_old.copy() if accumulate else np.full((g, m, n), np.nan, ml_dtypes.bfloat16)
+        return [a, b, c, *extras]
     return both_ways(text, make_args), a, b, extras
 
 
@@ -203,6 +210,27 @@ def test_split_k_reduction_rounds_the_same(arch):
     ref, tol = reference(a, b, "bf16", "bf16")
     result = compare(bits["i32"].view(ml_dtypes.bfloat16), ref, tol)
     assert result.ok
+
+
+# C through LDS (outputSwizzle 1: the rounded vectors are staged), and C_old added first.
+@pytest.mark.parametrize("arch,config", [
+    ("gfx942", "v4:64,64,4,32,32,32,8,1,1,1,0,0,1,1"),
+    ("gfx1100", "v4:64,64,4,32,32,16,8,1,1,1,0,0,1,1"),
+    ("gfx1201", "v4:32,32,4,16,16,16,8,1,1,1,0,0,1,1")])
+def test_staged_c_bits_match_truncf(arch, config):
+    bits, *_ = bf16_gemm(arch, 2, 50, 72, 40, config=config, seed=5)
+    assert (bits["i32"] == bits["truncf"]).all()
+    with new_context():
+        module = ir.Module.parse(module_text(arch, 2, 50, 72, 40, "bf16", "bf16",
+                                             config=config))
+        run_pipeline(module, "accel-affix-perf-config, accel-plan-kernel")
+        assert "c_staging" in str(module), "the plan stages C"
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_accumulate_bits_match_truncf(arch):
+    bits, *_ = bf16_gemm(arch, 1, 29, 40, 24, accumulate=True, seed=6)
+    assert (bits["i32"] == bits["truncf"]).all()
 
 
 def test_f32_c_with_a_bf16_convert_matches_truncf():
