@@ -146,7 +146,7 @@ class KernelPlan:
         op.attributes["b_copy"] = self.b.attribute()
         if self.bf16_round is not None:
             op.attributes["bf16_round"] = ir.StringAttr.get(self.bf16_round)
-        elif "bf16_round" in op.attributes:   # a plan of an earlier gemm
+        elif "bf16_round" in op.attributes:   # re-planned: nothing rounds to bf16 now
             del op.attributes["bf16_round"]
 
     @classmethod

@@ -19,6 +19,7 @@ from accel.check import compare, random_operand, reference
 from accel.dialect.element_types import NUMPY_TYPES
 from accel.dialect.gemm import GemmOp
 from accel.dialect.ir_helpers import collect_ops
+from accel.diagnostics import AccelError
 from accel.pipelines.textual import run_pipeline
 from accel.sim import run_host
 
@@ -246,3 +247,9 @@ def test_f32_c_with_a_bf16_convert_matches_truncf():
         out[way] = c.view(np.uint32)
     assert (out["i32"] == out["truncf"]).all()
     assert (out["i32"] & 0xFFFF == 0).all()
+
+
+def test_unknown_bf16_round_is_a_diagnostic():
+    text = module_text("gfx1201", 1, 16, 16, 16, "bf16", "bf16")
+    with pytest.raises(AccelError, match="'bf16_round' must be one of 'truncf', 'i32'"):
+        run(text, "fast", [np.zeros((1, 16, 16), ml_dtypes.bfloat16)] * 3)
