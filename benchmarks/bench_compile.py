@@ -1,6 +1,7 @@
 """Compile latency per GEMM kernel: accel.gemm -> ELF code object, in-process.
 
     python benchmarks/bench_compile.py [--repeat 5] [--assembly] [--stages | --kinds]
+        [--only-type T] [--bf16-round truncf|i32]
 
 Times `accel.api.compile_gemm` (perf-config selection, codegen, ROCDL lowering, LLVM
 backend, link) per shape and arch after one warm-up compile per arch, so process start
@@ -48,6 +49,11 @@ serialization took 116-155 ms CPU, best of 4, at load average 0.2-0.4) the count
 repeats within 0.1%, so it shows a change of a few percent in LLVM's work; beside it
 the kernels' machine instructions, which LLVM's work follows.
 
+`--only-type T` keeps the GEMMs of SHAPES whose input type is T (bf16: 3402x4096x1024
+on each chip) in the timings, `--ir-size` and `--llvm-instructions`. `--bf16-round`
+makes the plan round f32 to bf16 that way wherever it rounds to bf16
+(passes/plan_kernel.py `bf16_round`): the figures of both ways from one tree.
+
 `--first-select` prints the CPU milliseconds of the first perf-config selection of each
 arch and element type in a fresh process (it builds the shape-independent candidate
 table, tuning/selection.py's ladder, that a one-GEMM `accel-compile` pays for) and of a
@@ -71,7 +77,8 @@ from collections import Counter
 from accel.api import (compile_gemm, gemm_module_text, grouped_gemm_module_text,
                        shared_context)
 from accel.bindings import ir
-from accel.passes import wmma_banks
+from accel.dialect.kernel_plan import BF16_ROUNDS
+from accel.passes import plan_kernel, wmma_banks
 from accel.pipelines.kernel import LLVM_ASSEMBLY, KernelPipeline, binaries, kernel_lowering
 from accel.pipelines.serialize import serialize
 from accel.pipelines.textual import UpstreamSegment, run_steps, split_top_level
@@ -130,7 +137,15 @@ def main() -> None:
                    help="the first and second selection's CPU time per arch and type instead")
     p.add_argument("--pythonpath", help="with --first-select: time the accel package in "
                    "this directory instead")
+    p.add_argument("--only-type", help="only the GEMMs of this input type")
+    p.add_argument("--bf16-round", choices=BF16_ROUNDS,
+                   help="round f32 to bf16 this way wherever the plan rounds to bf16")
     args = p.parse_args()
+    global SHAPES
+    if args.only_type:
+        SHAPES = tuple(s for s in SHAPES if s[4] == args.only_type)
+    if args.bf16_round:
+        force_bf16_round(args.bf16_round)
     if args.first_select:
         first_select(args.repeat, args.pythonpath)
         return
@@ -451,6 +466,16 @@ def first_select(repeat: int, pythonpath: str | None) -> None:
         print(f"{arch:<8} {in_type:<11} {min(float(r[0]) for r in runs):>8.1f} "
               f"{min(float(r[1]) for r in runs):>9.1f} {runs[0][2]:>10}")
     print(f"load average after: {load_average()}")
+
+
+def force_bf16_round(way: str) -> None:
+    """Plan every f32 -> bf16 rounding `way` (the plan's rule still says where there is
+    one)."""
+    rule = plan_kernel.bf16_round
+
+    def forced(*args):
+        return None if rule(*args) is None else way
+    plan_kernel.bf16_round = forced
 
 
 def load_average() -> str:

@@ -2,7 +2,8 @@
 
     python benchmarks/bench_kernel_quality.py [--arch gfx942] [--no-sim] [--show-asm N]
         [--only cases|shapes|c-staging|full-agprs|depth-two] [--schedule-version 1|2|3|4]
-        [--without-wmma-banks] [--every N] [--trans-b]
+        [--without-wmma-banks] [--every N] [--trans-b] [--in-type T] [--out-type T]
+        [--bf16-round truncf|i32] [--min-acc N]
 
 First the main loop (the innermost loop holding MMAs) of the six GEMMs of issue 12
 with the selector's tile, per chip: MMA work share = MMA work / (MMA work + other
@@ -28,7 +29,15 @@ loop" counts the instructions of the outermost loop by kind.
 
 `--only full-agprs` prints the gfx942 rungs whose accumulators fill the AGPRs (every one
 of the f16 and bf16 ladders, both scheduleVersions, B row-major and transposed): the
-plan's read-ahead, VGPRs, scratch, spills and work share.
+plan's read-ahead, VGPRs, scratch, spills, machine instructions, the main loop's and its
+work share. With `--arch` gfx1100 or gfx1201, that chip's rungs whose accumulators fill
+half its VGPRs, where its registers run out first; `--min-acc N` takes the rungs with at
+least N accumulator registers a lane instead, `--every N` every Nth of them.
+
+`--in-type` / `--out-type` set the six shapes' A and B type (f16) and C's type (the
+input type), and C's type of every rung of `--only full-agprs`; `--bf16-round` makes
+the plan round f32 to bf16 that way wherever it rounds to bf16 (passes/plan_kernel.py
+`bf16_round`), for the figures of both ways.
 
 `--only depth-two` compiles the rungs whose loads run two k-tiles ahead (plan
 pipeline_depth 2: the scheduleVersion 2 ladders of every chip and type, fp8 where the
@@ -58,7 +67,8 @@ from accel.bindings import ir, new_context
 from accel.dialect.element_types import NUMPY_TYPES
 from accel.diagnostics import AccelError
 from accel.dialect.perf_config import PerfConfig
-from accel.passes import wmma_banks
+from accel.dialect.kernel_plan import BF16_ROUNDS
+from accel.passes import plan_kernel, wmma_banks
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.plan_kernel import PlanKernel
 from accel.passes.wmma_banks import wmma_bank_collisions
@@ -141,10 +151,12 @@ def isa_stats(asm: str) -> dict:
     counts: dict[str, Counter] = {k: Counter() for k in
                                   ("mma", "gload", "gstore", "lds_rd", "lds_wr")}
     scalar = Counter()
+    instructions = 0
     for line in asm.splitlines():
         if not line.startswith("\t") or line.startswith("\t."):
             continue
         mnemonic = line.split()[0]
+        instructions += 1
         row = classify(mnemonic)
         if row in counts:
             counts[row][mnemonic if row == "mma" else width(mnemonic)] += 1
@@ -157,7 +169,7 @@ def isa_stats(asm: str) -> dict:
             "vgprs": meta.get("vgpr_count", 0), "agprs": meta.get("agpr_count", 0),
             "scratch": meta.get("private_segment_fixed_size", 0),
             "spills": meta.get("vgpr_spill_count", 0) + meta.get("sgpr_spill_count", 0),
-            "loop": Counter(_kind(m) for m in loop)}
+            "loop": Counter(_kind(m) for m in loop), "instructions": instructions}
 
 
 def _kind(mnemonic: str) -> str:
@@ -292,13 +304,13 @@ def text_bytes(elf: bytes) -> int:
 
 
 def bank_conflicts(arch, in_type, config, a_layout, b_layout,
-                   b_type=None) -> tuple[int, int]:
+                   b_type=None, out_type=None) -> tuple[int, int]:
     """Extra LDS clocks (reads, writes) of one workgroup over two k-tiles, simulated
     (a split-K config unsplit: its partial kernel has the same LDS traffic)."""
     cfg = PerfConfig.parse(config, get_arch(arch).mma_kind).replace(split_k=1)
     config = str(cfg)
     g, m, n, k = 1, cfg.m_per_block, cfg.n_per_block, 2 * cfg.k_per_block
-    text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=None,
+    text = gemm_module_text(arch, g=g, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                             trans_a=a_layout == "transposed", trans_b=b_layout == "transposed",
                             a_layout="accel" if a_layout == "accel" else "row",
                             b_layout="accel" if b_layout == "accel" else "row",
@@ -310,8 +322,7 @@ def bank_conflicts(arch, in_type, config, a_layout, b_layout,
         args = []
         for op in (kernel.a, kernel.b):
             args.append(np.zeros(op.shape, dtype=NUMPY_TYPES[op.elem]))
-        out = {"f16": np.float16, "i32": np.int32, "f32": np.float32}[kernel.out_type]
-        args.append(np.zeros((g, m, n), dtype=out))
+        args.append(np.zeros((g, m, n), dtype=NUMPY_TYPES[kernel.out_type]))
         report = run_kernel(module, kernel.symbol, grid=kernel.grid,
                             block=(kernel.block_size, 1, 1), args=args, arch=arch)
     reads = sum(c for op, c in report.bank_conflicts.items() if ".load" in op.split()[0])
@@ -354,10 +365,12 @@ def b_path_line(arch: str, mixes: dict) -> str:
             f"({fmt(Counter(extra))}); B dwords transposed a thread {dwords}")
 
 
-def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None:
+def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None,
+               in_type: str = "f16", out_type: str | None = None) -> None:
     """The main loop over the six shapes with the selector's tile, per chip (its
     scheduleVersion replaced by `schedule` when given)."""
-    print("Main loop (innermost loop with MMAs), f16 -> f16, the selector's tile"
+    out_type = out_type or in_type
+    print(f"Main loop (innermost loop with MMAs), {in_type} -> {out_type}, the selector's tile"
           + (f", scheduleVersion {schedule}:" if schedule else ":"))
     for arch in ARCHES:
         if arch_filter and arch != arch_filter:
@@ -367,21 +380,22 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
         for m, n, k in SIX_SHAPES:
             mixes = {}
             for trans_b in (False, True):
-                r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
+                r = compile_gemm(arch, m=m, n=n, k=k, in_type=in_type, out_type=out_type,
                                  trans_b=trans_b, assembly=schedule is None)
                 kept = ""
                 if schedule:
                     cfg = PerfConfig.parse(r.kernels[0].metadata["perf_config"])
                     try:
-                        r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16", out_type="f16",
-                                         trans_b=trans_b, perf_config=str(
+                        r = compile_gemm(arch, m=m, n=n, k=k, in_type=in_type,
+                                         out_type=out_type, trans_b=trans_b, perf_config=str(
                                              cfg.replace(schedule_version=schedule)))
                     except AccelError as e:   # e.g. two LDS copies that do not fit
                         # The reason, without the perf config the row already shows.
                         why = e.message.split("': ", 1)[-1]
                         kept = f" (scheduleVersion {schedule} refused: {why})"
-                        r = compile_gemm(arch, m=m, n=n, k=k, in_type="f16",
-                                         out_type="f16", trans_b=trans_b, perf_config=str(cfg))
+                        r = compile_gemm(arch, m=m, n=n, k=k, in_type=in_type,
+                                         out_type=out_type, trans_b=trans_b,
+                                         perf_config=str(cfg))
                 kern = r.kernels[0]
                 body = mma_loop(kern.assembly)
                 s = isa_stats(kern.assembly)
@@ -390,15 +404,17 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
                     large_cover[trans_b] += load_cover(body)
                 sim_text = ""
                 if sim:
-                    rd, wr = bank_conflicts(arch, "f16", kern.metadata["perf_config"], "row",
-                                            "transposed" if trans_b else "row")
+                    rd, wr = bank_conflicts(arch, in_type, kern.metadata["perf_config"], "row",
+                                            "transposed" if trans_b else "row",
+                                            out_type=out_type)
                     sim_text = f" bank-conflict clocks rd={rd} wr={wr}"
-                depth = pipeline_depth(_plan_text("f16", kern.metadata["perf_config"],
+                depth = pipeline_depth(_plan_text(in_type, kern.metadata["perf_config"],
                                                   trans_b, arch, (m, n, k)))
                 print(f"  {arch} {m}x{n}x{k} B={'transposed' if trans_b else 'row'} "
                       f"{kern.metadata['perf_config']} depth={depth} vgpr={s['vgprs']}"
                       + (f"+agpr={s['agprs']}" if s["agprs"] else "")
-                      + f" scratch={s['scratch']}B spills={s['spills']}{sim_text}{kept}")
+                      + f" scratch={s['scratch']}B spills={s['spills']}{sim_text}{kept}"
+                      + f" instructions={s['instructions']} loop={len(body)}")
                 print(f"      {main_loop_line(kern.assembly)}")
                 mixes[trans_b] = (loop_mix(body), kern.metadata["perf_config"])
             print(f"      {b_path_line(arch, mixes)}")
@@ -411,39 +427,45 @@ def six_shapes(arch_filter: str | None, sim: bool, schedule: int | None) -> None
                   f"min/median on the large shapes {cover_text}")
 
 
-def full_agprs() -> None:
+def full_agprs(arch_name: str = "gfx942", out_type: str | None = None,
+               min_acc: int | None = None, every: int = 1) -> None:
     """The gfx942 rungs whose MFMA accumulators fill the AGPRs (a 128x128 wave tile: 256
     of the 512 registers a lane), where registers run out first: every such rung of the
     f16 and bf16 ladders (tuning/selection.py `_ladder`, scheduleVersion 1 and 2), B
     row-major and transposed, 2048^3: the plan's read-ahead and fences, VGPRs, scratch,
-    spills (LLVM's count, spills into AGPRs included) and the main-loop work share."""
+    spills (LLVM's count, spills into AGPRs included), the machine instructions, the
+    main loop's and its work share. On a WMMA chip the rungs whose accumulators fill
+    half its VGPRs. C is `out_type` (default: the input type); `min_acc` takes the rungs
+    with at least that many accumulator registers a lane instead, every `every`th."""
     from accel.tuning.selection import _ladder
-    arch = get_arch("gfx942")
-    print("gfx942 rungs with the AGPRs full of accumulators, 2048^3:")
+    arch = get_arch(arch_name)
+    least = min_acc or arch.vgprs_per_lane // 2
+    print(f"{arch_name} rungs with at least {least} accumulator registers a lane, 2048^3"
+          + (f", every {every}" if every > 1 else "") + (f", C {out_type}:" if out_type else ":"))
     totals = Counter()
     for version in (1, 2):
         for in_type in ("f16", "bf16"):
             good, _ = _ladder(arch, in_type, in_type, None, None, version)
-            for prep in good:
-                cfg = prep.config
-                if cfg.m_per_wave * cfg.n_per_wave // arch.wave_size < arch.vgprs_per_lane // 2:
-                    continue
+            for prep in [p for p in good if p.config.m_per_wave * p.config.n_per_wave
+                         // arch.wave_size >= least][::every]:
                 for trans_b in (False, True):
-                    r = compile_gemm("gfx942", m=2048, n=2048, k=2048, in_type=in_type,
-                                     trans_b=trans_b, perf_config=prep.text)
+                    r = compile_gemm(arch_name, m=2048, n=2048, k=2048, in_type=in_type,
+                                     out_type=out_type, trans_b=trans_b, perf_config=prep.text)
                     kern = r.kernels[0]
                     s = isa_stats(kern.assembly)
-                    plan = re.search(r"lds_read_ahead = (\w+)", _plan_text(in_type, prep.text,
-                                                                          trans_b))
+                    planned = _plan_text(in_type, prep.text, trans_b, arch_name)
+                    plan = re.search(r"lds_read_ahead = (\w+)", planned)
+                    body = mma_loop(kern.assembly)
                     totals["kernels"] += 1
                     totals["with scratch"] += bool(s["scratch"])
                     totals["with spills"] += bool(s["spills"])
                     print(f"  {in_type} {prep.text} B={'transposed' if trans_b else 'row'} "
                           f"read-ahead={plan.group(1) if plan else '?'} depth="
-                          f"{pipeline_depth(_plan_text(in_type, prep.text, trans_b))} "
+                          f"{pipeline_depth(planned)} "
                           f"vgpr={s['vgprs']} "
-                          f"scratch={s['scratch']}B spills={s['spills']} work share "
-                          f"{work_share(mma_loop(kern.assembly)):.3f}")
+                          f"scratch={s['scratch']}B spills={s['spills']} instructions="
+                          f"{s['instructions']} loop={len(body)} work share "
+                          f"{work_share(body):.3f}", flush=True)
     print(f"  {totals['kernels']} kernels, {totals['with scratch']} with scratch, "
           f"{totals['with spills']} with spills")
 
@@ -534,6 +556,16 @@ def c_staging(arch_filter: str | None, sim: bool) -> None:
         print(f"  [{i}] {arch} {t} {config}\n      0: {row[0]}\n      1: {row[1]}")
 
 
+def force_bf16_round(way: str) -> None:
+    """Plan every f32 -> bf16 rounding `way` (the plan's rule still says where there is
+    one)."""
+    rule = plan_kernel.bf16_round
+
+    def forced(*args):
+        return None if rule(*args) is None else way
+    plan_kernel.bf16_round = forced
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--arch", help="only this arch")
@@ -546,25 +578,35 @@ def main() -> None:
     p.add_argument("--schedule-version", type=int, choices=(1, 2, 3, 4),
                    help="the six shapes with this scheduleVersion instead of the selector's")
     p.add_argument("--every", type=int, default=1, metavar="N",
-                   help="with --only depth-two: every Nth rung")
+                   help="with --only depth-two or full-agprs: every Nth rung")
+    p.add_argument("--min-acc", type=int, metavar="N",
+                   help="with --only full-agprs: the rungs with at least N accumulator "
+                        "registers a lane (default half the registers)")
     p.add_argument("--trans-b", action="store_true",
                    help="with --only depth-two: B transposed")
     p.add_argument("--without-wmma-banks", action="store_true",
                    help="serialize as LLVM allocated (wmma_banks.ENABLED = False): the before")
+    p.add_argument("--in-type", default="f16", help="the six shapes' A and B type")
+    p.add_argument("--out-type", help="C's type in the six shapes and the full-agprs rungs")
+    p.add_argument("--bf16-round", choices=BF16_ROUNDS,
+                   help="round f32 to bf16 this way wherever the plan rounds to bf16")
     args = p.parse_args()
     wmma_banks.ENABLED = not args.without_wmma_banks
+    if args.bf16_round:
+        force_bf16_round(args.bf16_round)
     compile_gemm("gfx942", m=64, n=64, k=64)  # warm-up
     if args.only == "c-staging":
         c_staging(args.arch, not args.no_sim)
         return
     if args.only == "full-agprs":
-        full_agprs()
+        full_agprs(args.arch or "gfx942", args.out_type, args.min_acc, args.every)
         return
     if args.only == "depth-two":
         depth_two(args.every, args.trans_b)
         return
     if args.only != "cases":
-        six_shapes(args.arch, not args.no_sim, args.schedule_version)
+        six_shapes(args.arch, not args.no_sim, args.schedule_version, args.in_type,
+                   args.out_type)
     if args.only == "shapes":
         return
     cases = [(arch, t, t, config, la, lb) for arch, t, config, la, lb in CASES] + list(FP8_CASES)

@@ -152,6 +152,10 @@ class Epilogue:
     # C's (G, M, N) strides when it is a strided view (module docstring), else None:
     # packed row-major.
     c_strides: tuple[int, int, int] | None = None
+    # How f32 is rounded to bf16, the plan's bf16_round: "i32" spells it in i32 ops here
+    # (`_bf16_words`) and packs C's pairs with v_perm_b32; "truncf", or None where no
+    # plan says (an elementwise kernel, a plan without the attribute), leaves it to LLVM.
+    bf16_round: str | None = None
 
     @property
     def accel(self) -> bool:
@@ -423,6 +427,8 @@ class Epilogue:
     def _narrow(self, em: Emitter, x: str, w: int) -> str:
         if self.out_elem == self.acc_elem:
             return x
+        if self.out_elem == "bf16" and self.bf16_round == "i32":
+            return _pack_bf16(em, _bf16_words(em, x, w), w)
         return em.assign(f"arith.truncf {x} : {vector_type(w, self.acc_elem)} to "
                          f"{vector_type(w, self.out_elem)}")
 
@@ -540,8 +546,63 @@ class Epilogue:
         if to.startswith("i"):
             y = em.assign(f"arith.fptosi {x} : {t} to {tt}")
             return em.assign(f"arith.sitofp {y} : {tt} to {t}")
+        if to == "bf16" and self.bf16_round == "i32":
+            # bf16 widened back is its bits in the high half of an f32's.
+            it = vector_type(w, "i32")
+            high = em.assign(f"arith.andi {_bf16_words(em, x, w)}, "
+                             f"{_i32_const(em, -0x10000, w)} : {it}")
+            return em.assign(f"arith.bitcast {high} : {it} to {t}")
         y = em.assign(f"arith.truncf {x} : {t} to {tt}")
         return em.assign(f"arith.extf {y} : {tt} to {t}")
+
+
+# f32 -> bf16 rounded to nearest even in i32 ops: the sequence LLVM expands arith.truncf
+# to on gfx942, gfx1100 and gfx1201 (none has a convert instruction), so the bits are the
+# same for every input: a NaN keeps its sign and payload's top bits and is made quiet
+# (0x400000), anything else gets 0x7fff plus the lsb of its bf16 and the carry rounds it
+# (a tie to even, max finite up to inf, inf and denormals by their bits). Spelled here,
+# C's pairs are then packed by one v_perm_b32 each instead of LLVM's shift and 16-bit
+# move per value (the plan's bf16_round, passes/plan_kernel.py, has the measurements).
+def _bf16_words(em: Emitter, x: str, w: int) -> str:
+    """The w f32 values x rounded to bf16, as i32 words whose high half is the bf16 (the
+    low half is not zero)."""
+    ft, it = vector_type(w, "f32"), vector_type(w, "i32")
+    bits = em.assign(f"arith.bitcast {x} : {ft} to {it}")
+    shifted = em.assign(f"arith.shrui {bits}, {_i32_const(em, 16, w)} : {it}")
+    lsb = em.assign(f"arith.andi {shifted}, {_i32_const(em, 1, w)} : {it}")
+    biased = em.assign(f"arith.addi {bits}, {_i32_const(em, 0x7FFF, w)} : {it}")
+    rounded = em.assign(f"arith.addi {biased}, {lsb} : {it}")
+    quiet = em.assign(f"arith.ori {bits}, {_i32_const(em, 0x400000, w)} : {it}")
+    nan = em.assign(f"arith.cmpf uno, {x}, {x} : {ft}", "p")
+    types = f"{vector_type(w, 'i1')}, {it}" if w > 1 else it
+    return em.assign(f"arith.select {nan}, {quiet}, {rounded} : {types}")
+
+
+def _pack_bf16(em: Emitter, words: str, w: int) -> str:
+    """vector<w x bf16> of the high halves of w i32 words: a pair's two halves by one
+    byte permute (v_perm_b32, llvm.amdgcn.perm), a lone value by a shift."""
+    if w == 1:
+        high = em.assign(f"arith.shrui {words}, {_i32_const(em, 16, 1)} : i32")
+        half = em.assign(f"arith.trunci {high} : i32 to i16")
+        return em.assign(f"arith.bitcast {half} : i16 to bf16")
+    wt = f"vector<{w}xi32>"
+    pairs = []
+    for p in range(w // 2):
+        low, high = (em.assign(f"vector.extract {words}[{2 * p + i}] : i32 from {wt}")
+                     for i in (0, 1))
+        # Selector bytes 0-3 pick bytes of the second operand, 4-7 of the first: bytes
+        # 2, 3 of `low` then 2, 3 of `high`.
+        pairs.append(em.assign(f'llvm.call_intrinsic "llvm.amdgcn.perm"({high}, {low}, '
+                               f'{em.const(0x07060302)}) : (i32, i32, i32) -> i32'))
+    pt = f"vector<{w // 2}xi32>"
+    packed = em.assign(f"vector.from_elements {', '.join(pairs)} : {pt}")
+    return em.assign(f"vector.bitcast {packed} : {pt} to vector<{w}xbf16>")
+
+
+def _i32_const(em: Emitter, value: int, w: int) -> str:
+    if w == 1:
+        return em.const(value)
+    return em.assign(f"arith.constant dense<{value}> : {vector_type(w, 'i32')}")
 
 
 def _join(em: Emitter, pieces: list[str], n: int, elem: str) -> str:

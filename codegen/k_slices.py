@@ -76,7 +76,7 @@ def split_k_kernels(kernel, split: SplitKPlan | None):
         epilogue=kernel.epilogue, extras=kernel.extras, m_per_block=cfg.m_per_block,
         n_per_block=cfg.n_per_block, kpack_per_block=cfg.kpack_per_block, kpack=cfg.kpack,
         width=split.reduce_vector, c_strides=kernel.c_strides,
-        c_offset=kernel.c_offset)
+        c_offset=kernel.c_offset, bf16_round=kernel.plan.bf16_round)
     return replace(kernel, c_type=reduction.workspace_type, c_layout="row", c_strides=None, c_offset=0,
                    c_shape=reduction.workspace_shape, out_type=kernel.acc_type,
                    accumulate=False, epilogue="none", extras=(),

@@ -198,7 +198,8 @@ class GemmKernel:
                             acc_elem=self.acc_type, out_elem=self.out_type,
                             accumulate=self.accumulate, width=self.plan.c_vector,
                             program=Program.parse(self.epilogue), extras=self.extras,
-                            rows=self.a.rows, c_strides=self.c_strides)
+                            rows=self.a.rows, c_strides=self.c_strides,
+                            bf16_round=self.plan.bf16_round)
         row_in_tile = em.add(em.mul(wave_m, cfg.m_per_wave), mma.a_row(em, lane))
         col_wave = em.add(em.mul(n_tile, cfg.n_per_block), em.mul(wave_n, cfg.n_per_wave))
         col_lane = em.add(col_wave, mma.c_col_base(em, lane))

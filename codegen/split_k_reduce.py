@@ -62,6 +62,7 @@ class ReductionKernel:
     width: int                   # elements per thread (the plan's reduce_vector)
     c_strides: tuple[int, int, int] | None = None   # a strided C's (codegen/epilogue.py)
     c_offset: int = 0                # a strided C's first element in its buffer
+    bf16_round: str | None = None    # the gemm's plan's (codegen/epilogue.py)
 
     @property
     def workspace_shape(self) -> tuple[int, int, int]:
@@ -141,5 +142,5 @@ class ReductionKernel:
                             kpack=self.kpack, acc_elem=acc, out_elem=self.out_type,
                             accumulate=self.accumulate, width=w,
                             program=Program.parse(self.epilogue), extras=self.extras,
-                            c_strides=self.c_strides)
+                            c_strides=self.c_strides, bf16_round=self.bf16_round)
         epilogue.emit(em, sums, reps_m, 1, batch, m_tile, row_in_tile, col)

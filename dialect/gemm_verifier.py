@@ -25,7 +25,8 @@ from accel.target.database import ArchInfo
 # without a dialect prefix is a typo).
 GEMM_ATTRIBUTES = ("arch", "a_layout", "b_layout", "c_layout", "perf_config", "accumulate",
                    "epilogue", "epilogue_operands", "block_size", "grid_size", "padded_m",
-                   "padded_n", "padded_k", "m", "n") + PLAN_ATTRIBUTES + ("split_k", "c_staging")
+                   "padded_n", "padded_k", "m", "n") + PLAN_ATTRIBUTES \
+    + ("split_k", "c_staging", "bf16_round")
 # Epilogues that give 0 for a 0 accumulator: C's padding stays zero without the exact
 # M and N (A's and B's padding is zero, so the product is).
 ZERO_AT_ZERO = ("none", "relu")

@@ -25,6 +25,10 @@ emitter (codegen/) reads them and decides nothing. After the pass a gemm carries
   c_vector = 8                              elements per C store (and bias load)
   waves_per_eu = 0                          occupancy asked of LLVM (amdgpu-waves-per-eu; 0 none)
   grid_group = 1                            M tiles per group of the grid order (1: plain)
+  bf16_round = "i32"                        only when the epilogue rounds f32 to bf16 (C or a
+                                            convert_bf16 step): "truncf" leaves the rounding
+                                            to LLVM, "i32" spells it in i32 ops and packs C's
+                                            pairs with v_perm_b32 (codegen/epilogue.py)
   a_copy = {ahead = true, k_chunk = 8, permute = false, rows_first = false,
             sgpr_offset = "k_tile", slab_pad = 1, swizzle = true, swizzle_bit = 0,
             swizzle_shift = 0, vector = 8}
@@ -51,6 +55,7 @@ from accel.diagnostics import AccelError
 # The sgprOffset of an operand's global loads: nothing, the k-tile's offset, or the
 # whole tile's (D tile and k-tile).
 SGPR_OFFSETS = ("none", "k_tile", "tile")
+BF16_ROUNDS = ("truncf", "i32")
 _OPERAND_KEYS = ("ahead", "k_chunk", "permute", "rows_first", "sgpr_offset", "slab_pad", "swizzle",
                  "swizzle_bit", "swizzle_shift", "vector")
 
@@ -125,6 +130,9 @@ class KernelPlan:
     grid_group: int
     a: OperandPlan
     b: OperandPlan
+    # How the epilogue rounds f32 to bf16 (BF16_ROUNDS); None when it rounds nothing to
+    # bf16, and then no attribute is written.
+    bf16_round: str | None = None
 
     def write(self, op: ir.Operation) -> None:
         i64 = ir.IntegerType.get_signless(64)
@@ -136,6 +144,10 @@ class KernelPlan:
             op.attributes[name] = ir.BoolAttr.get(getattr(self, name))
         op.attributes["a_copy"] = self.a.attribute()
         op.attributes["b_copy"] = self.b.attribute()
+        if self.bf16_round is not None:
+            op.attributes["bf16_round"] = ir.StringAttr.get(self.bf16_round)
+        elif "bf16_round" in op.attributes:   # re-planned: nothing rounds to bf16 now
+            del op.attributes["bf16_round"]
 
     @classmethod
     def read(cls, op: ir.Operation) -> "KernelPlan | None":
@@ -175,7 +187,15 @@ class KernelPlan:
             raise AccelError("interleave_reads needs lds_read_ahead")
         if ints["pipeline_depth"] == 2 and (ints["lds_buffers"] != 2 or bools["direct_to_lds"]):
             raise AccelError("pipeline_depth 2 needs lds_buffers 2 and no direct_to_lds")
+        bf16_round = None
+        if "bf16_round" in op.attributes:
+            a = op.attributes["bf16_round"]
+            if not isinstance(a, ir.StringAttr) or a.value not in BF16_ROUNDS:
+                raise AccelError(f"'bf16_round' must be one of "
+                                 f"{', '.join(map(repr, BF16_ROUNDS))}")
+            bf16_round = a.value
         return cls(symbol=strings["kernel_symbol"], mma=strings["mma"], **bools,
+                   bf16_round=bf16_round,
                    a=OperandPlan.read(op.attributes["a_copy"], "a_copy"),
                    b=OperandPlan.read(op.attributes["b_copy"], "b_copy"), **ints)
 

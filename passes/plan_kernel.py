@@ -248,7 +248,8 @@ def _plan(gemm: GemmOp) -> KernelPlan:
         # gridGroupSize M tiles per group (codegen/grid_order.py); a group of at most
         # the M tiles there are, and 0 or 1 keep the plain order.
         grid_group=max(1, min(config.grid_group_size, -(-shape.m // config.m_per_block))),
-        direct_to_lds=direct, a=a, b=b)
+        direct_to_lds=direct, a=a, b=b,
+        bf16_round=bf16_round(arch, config, ACCUMULATOR[in_type], out_type, gemm.program))
 
 
 def plan_grouped(op: GroupedGemmOp, symbol: str = "") -> KernelPlan:
@@ -305,7 +306,8 @@ def _plan_grouped(op: GroupedGemmOp, symbol: str) -> KernelPlan:
         interleave_reads=interleave_reads(arch, mma, config, in_type, a, b,
                                           k_tiles_per_slice(k, config), depth),
         c_vector=c_vector(mma, config, out_type, n, "row", op.bias is not None),
-        waves_per_eu=config.waves_per_eu, grid_group=1, direct_to_lds=False, a=a, b=b)
+        waves_per_eu=config.waves_per_eu, grid_group=1, direct_to_lds=False, a=a, b=b,
+        bf16_round=bf16_round(arch, config, ACCUMULATOR[in_type], out_type, Program(())))
 
 
 _LAYOUT_LETTER = {"row": "r", "transposed": "t", "accel": "x"}
@@ -682,3 +684,40 @@ def c_vector(mma: MmaLayout, config: PerfConfig, out_type: str, n: int, c_layout
     if extra_varies_with_n:
         runs.append(n)
     return widest_vector(out_type, *runs)
+
+
+def bf16_round(arch: ArchInfo, config: PerfConfig, acc: str, out_type: str,
+               program: Program) -> str | None:
+    """How the epilogue rounds f32 to bf16 (C's conversion, convert_bf16 steps): "i32",
+    in i32 ops with C's pairs packed by one v_perm_b32 (codegen/epilogue.py), or
+    "truncf", left to LLVM, which expands each value to the same rounding and packs
+    with a shift and a 16-bit move (on gfx12 an s_wait_alu too); None when nothing is
+    rounded to bf16.
+
+    "i32" except on gfx942 when the accumulators fill the AGPRs (cost_model.loads_ahead).
+    Measured with benchmarks/bench_kernel_quality.py --no-sim --out-type bf16
+    --bf16-round truncf|i32, machine instructions truncf -> i32. `--only shapes
+    --in-type bf16` (the selector's tile, B row-major / transposed): 3402x4096x1024
+    gfx942 936 -> 882 / 861 -> 806, gfx1100 1016 -> 935 / 969 -> 889, gfx1201 1510 ->
+    1345 / 1472 -> 1308, gfx942 4096^3 1392 -> 1278; the 36 main loops unchanged, and
+    the VGPRs but for gfx1201 528x528x1024 B row-major 219 -> 223 and 48x4096x4096
+    transposed 191 -> 187. `--only full-agprs` (2048^3, f16 and bf16 in, both
+    scheduleVersions and B layouts), the rungs with accumulators in half the registers:
+    gfx1201's 132 kept their VGPRs, main loops and work shares, a median 179
+    instructions fewer; gfx1100's 264 their main loops, 164 fewer, VGPRs 238 the same,
+    20 lower, 6 higher by 1-8 (239 -> 240, 242 -> 250, 247 -> 251, three kpack 16
+    tiles), with the same waves per SIMD at any allocation granule of 4 to 24 of the
+    1536 registers. gfx942 with `--arch gfx942 --min-acc 128 --every 4`: the 192
+    kernels with 128 accumulator registers kept their VGPRs and main loops but one
+    tile's (32x256 per wave, 16x16 MFMAs, B row-major: two v_mov_b64 more, 234 -> 236,
+    work share 0.274 -> 0.271), 112 instructions fewer (median); of the 80 with the AGPRs
+    full 36 got worse somewhere: VGPRs 334 -> 350, 362 -> 392, main loops 351 -> 403 and
+    540 -> 590 (work share 0.308 -> 0.274, 0.383 -> 0.357), where others got better
+    (1705 -> 1387). No plan property sets the few WMMA and 128-register kernels that
+    moved apart from their neighbours, and none of them spilled: there it stays "i32"."""
+    if acc != "f32" or (out_type != "bf16"
+                        and not any(s.op == "convert_bf16" for s in program.steps)):
+        return None
+    if arch.mma_kind == "mfma" and not loads_ahead(arch, config):
+        return "truncf"
+    return "i32"

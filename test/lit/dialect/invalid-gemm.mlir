@@ -525,7 +525,7 @@ func.func @epilogue_not_string(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>,
 // A misspelt attribute is an error, not silently ignored (here C would be overwritten
 // instead of accumulated into).
 func.func @misspelt_attribute(%a: memref<1x64x32xf16>, %b: memref<1x32x48xf16>, %c: memref<1x64x48xf32>) {
-  // expected-error@+1 {{'accel.gemm' has no attribute 'accumlate' (known: arch, a_layout, b_layout, c_layout, perf_config, accumulate, epilogue, epilogue_operands, block_size, grid_size, padded_m, padded_n, padded_k, m, n, kernel_symbol, mma, sched_barriers, a_copy, b_copy, k_steps_per_read, lds_buffers, pipeline_depth, c_vector, waves_per_eu, grid_group, load_wait_once, lds_read_ahead, interleave_reads, direct_to_lds, split_k, c_staging)}}
+  // expected-error@+1 {{'accel.gemm' has no attribute 'accumlate' (known: arch, a_layout, b_layout, c_layout, perf_config, accumulate, epilogue, epilogue_operands, block_size, grid_size, padded_m, padded_n, padded_k, m, n, kernel_symbol, mma, sched_barriers, a_copy, b_copy, k_steps_per_read, lds_buffers, pipeline_depth, c_vector, waves_per_eu, grid_group, load_wait_once, lds_read_ahead, interleave_reads, direct_to_lds, split_k, c_staging, bf16_round)}}
   "accel.gemm"(%a, %b, %c) {arch = "gfx942", accumlate} : (memref<1x64x32xf16>, memref<1x32x48xf16>, memref<1x64x48xf32>) -> ()
   return
 }

@@ -12,7 +12,9 @@
 // gfx942 16x16x32, bf8 x bf8.
 // CHECK-LABEL: gpu.func @accel_gemm_g1_m32_n32_k64_f8E5M2FNUZ_bf16_gfx942
 // CHECK: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E5M2FNUZ>, vector<8xf8E5M2FNUZ>, vector<4xf32>
-// CHECK: arith.truncf {{.*}} : vector<4xf32> to vector<4xbf16>
+// C rounded to bf16 in i32 ops, pairs packed by a byte permute (the plan's bf16_round).
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.perm"
+// CHECK: vector.bitcast {{.*}} : vector<2xi32> to vector<4xbf16>
 
 // gfx1201, the OCP pair on the 16x16x16 WMMA: 8 bytes per lane.
 // CHECK-LABEL: gpu.func @accel_gemm_g1_m32_n32_k64_f8E5M2_f8E4M3FN_f16_gfx1201
