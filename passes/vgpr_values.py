@@ -517,8 +517,6 @@ class Values:
                 a, c = find(n), find(target)
                 if a != c:
                     parent[a] = c
-        if any(o[NODE] < 0 for ins in instrs for o in ins.ops):
-            raise Refused("an instruction outside the kernel's blocks")
         web = [n if p == n else find(n) for n, p in enumerate(parent)]   # node -> its value
         pinned = {web[n] for n in in_nodes[0].values()}
 
