@@ -207,7 +207,9 @@ def batch_kernels() -> list[tuple[str, str]]:
 # on), renumbers it, prints `done` and waits again (the parent has dumped the count).
 _COUNT_CHILD = """
 import sys
+from accel import batch
 from accel.passes import wmma_banks
+batch.collect_for_compiling()
 texts = [open(path).read() for path in sys.argv[1:]]
 wmma_banks.renumber(texts[0])        # first-call costs (regex compiles) outside the counts
 for text in texts:
@@ -256,6 +258,7 @@ def renumber_instructions(texts: list[str]) -> list[int]:
 
 
 def batch_renumbering(repeat: int, instructions: bool) -> None:
+    batch.collect_for_compiling()     # the garbage collector as accel-compile's processes set it
     print(f"renumbering code: {wmma_banks.__file__}; load average "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     kernels = batch_kernels()
