@@ -433,19 +433,21 @@ class Values:
                 x = parent[x]
             return x
 
-        segments = []          # (node, first point, last point)
+        segments = []          # [node, first point, last point]
         joins = []             # (node at a block's end, successor block, register)
         in_nodes: list[dict[int, int]] = []
         tuples = []            # nodes of one tuple operand
         for b, (first, end, _) in enumerate(blocks):
-            cur, since, last = {}, {}, {}
+            # Per register: [its node, first point, last point so far], the segment it
+            # becomes when the register is written again or the block ends.
+            cur: dict[int, list[int]] = {}
             at = 2 * first
             entry = {}
             for r in _bits(live_in[b]):
-                entry[r] = cur[r] = n = len(parent)
+                entry[r] = n = len(parent)
+                cur[r] = [n, at, at]
                 new_node(n)
                 new_reg(r)
-                since[r] = last[r] = at
             in_nodes.append(entry)
             # (Single registers, most operands, take the first branch: no list of nodes.)
             for i in range(first, end):
@@ -461,25 +463,25 @@ class Values:
                         seen = use_at if role == USE else use_at + 1
                         r = o[REG]
                         if o[SIZE] == 1:
-                            n = cur.get(r)
-                            if n is None:       # garbage: nothing wrote it
-                                cur[r] = n = len(parent)
-                                new_node(n)
+                            seg = cur.get(r)
+                            if seg is None:       # garbage: nothing wrote it
+                                cur[r] = seg = [len(parent), use_at, seen]
+                                new_node(seg[0])
                                 new_reg(r)
-                                since[r] = use_at
-                            last[r] = seen
-                            o[NODE] = n
+                            else:
+                                seg[2] = seen
+                            o[NODE] = seg[0]
                             continue
                         nodes = []
                         for r in range(r, r + o[SIZE]):
-                            n = cur.get(r)
-                            if n is None:
-                                cur[r] = n = len(parent)
-                                new_node(n)
+                            seg = cur.get(r)
+                            if seg is None:
+                                cur[r] = seg = [len(parent), use_at, seen]
+                                new_node(seg[0])
                                 new_reg(r)
-                                since[r] = use_at
-                            last[r] = seen
-                            nodes.append(n)
+                            else:
+                                seg[2] = seen
+                            nodes.append(seg[0])
                         o[NODE] = nodes[0]
                         tuples.append(nodes)
                     else:
@@ -496,21 +498,22 @@ class Values:
                     for r in range(r, r + o[SIZE]):
                         new_node(n)
                         new_reg(r)
-                        if r in cur:
-                            segments.append((cur[r], since[r], last[r]))
-                        cur[r] = n
-                        since[r] = born
-                        last[r] = use_at + 1
+                        seg = cur.get(r)
+                        if seg is not None:
+                            segments.append(seg)
+                        cur[r] = [n, born, use_at + 1]
                         n += 1
                     if o[SIZE] > 1:
                         tuples.append(list(range(o[NODE], n)))
             end_point = 2 * end - 1 if end > first else 2 * first
             out = live_out[b]
-            for r, n in cur.items():
-                segments.append((n, since[r], end_point if out >> r & 1 else last[r]))
+            for r, seg in cur.items():
+                if out >> r & 1:
+                    seg[2] = end_point
+                segments.append(seg)
             for r in _bits(out):
                 for s in succ[b]:
-                    joins.append((cur[r], s, r))
+                    joins.append((cur[r][0], s, r))
         for n, s, r in joins:
             target = in_nodes[s].get(r)
             if target is not None:
