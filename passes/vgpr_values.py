@@ -15,6 +15,7 @@ values a tuple operand ties together, which move as one block. accel-wmma-banks
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
@@ -295,15 +296,18 @@ def masked_instructions(kernel: Kernel, succ: list[list[int]]) -> list[bool]:
     masked = [True] * len(kernel.instrs)    # unreached code: assume the worst
     work = [0]
     instrs = kernel.instrs
+    # The instructions that may change a mask; between them EXEC stays what it is.
+    steps = [i for i, ins in enumerate(instrs) if _steps_lanes(ins.mnemonics[0])]
     while work:
         b = work.pop()
         state = state_in[b]
         first, end, _ = kernel.blocks[b]
-        for i in range(first, end):
-            masked[i] = state["exec"] != Lanes.ALL
-            mnemonic = instrs[i].mnemonics[0]
-            if _steps_lanes(mnemonic):
-                state = lanes.step(state, i, mnemonic, kernel.args(i))
+        at = first
+        for i in steps[bisect.bisect_left(steps, first):bisect.bisect_left(steps, end)]:
+            masked[at:i + 1] = [state["exec"] != Lanes.ALL] * (i + 1 - at)
+            state = lanes.step(state, i, instrs[i].mnemonics[0], kernel.args(i))
+            at = i + 1
+        masked[at:end] = [state["exec"] != Lanes.ALL] * (end - at)
         for s in succ[b]:
             new = state if state_in[s] is None else _join(state_in[s], state)
             if new != state_in[s]:
