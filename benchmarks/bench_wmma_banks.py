@@ -32,14 +32,15 @@ instructions and VOP3 (_e64) 16-bit half instructions, before -> after. `--every
 compiles every Nth rung (from `--offset`).
 
 `--batch-kernels N`: instead, the renumbering's own CPU time over the gfx1100/gfx1201
-kernels of benchmarks/bench_batch_compile.py's 100-GEMM batch (66 GEMMs, 67 kernels
-with v_wmma): their GEMMs are compiled once in this process, the assembly LLVM printed
+kernels of benchmarks/bench_batch_compile.py's 100-GEMM batch (66 GEMMs, 67 kernels;
+a split-K reduction has no v_wmma): their GEMMs are compiled once in this process, with
+the garbage collector as accel-compile sets it, the assembly LLVM printed
 for each kernel is kept, and `wmma_banks.renumber` runs on each N times; prints the
 total of the per-kernel best times, the five kernels that take longest, and how many
 kernels each first line's outcome has. `--instructions` adds the instructions the
 renumbering executes per kernel, counted by valgrind's callgrind in a child process
-with instrumentation on around each kernel's `renumber` alone (deterministic, unlike
-a time on a shared machine; ~60x slower than the timing).
+with instrumentation on around each kernel's `renumber` alone (within ~0.5% from run
+to run, unlike a time on a shared machine; ~8 minutes).
 """
 
 from __future__ import annotations
