@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -273,11 +274,14 @@ def batch_renumbering(repeat: int, instructions: bool) -> None:
         best.append(min(times))
         first = out.split("\n", 1)[0]
         outcomes[re.sub(r"\d+ of \d+|\(as allocated: \d+\)|within \d+ VGPRs.*", "..", first)] += 1
+    if instructions and not shutil.which("valgrind"):
+        sys.exit("--instructions: valgrind (callgrind) is not on PATH")
     counts = renumber_instructions([asm for _, asm in kernels]) if instructions else None
     print(f"{len(kernels)} kernels: renumbering CPU {sum(best):.3f} s (sum of each kernel's "
           f"best of {repeat})" + (f"; {sum(counts) / 1e6:.1f} M instructions (callgrind)"
                                    if counts else ""))
-    top = sorted(range(len(kernels)), key=lambda i: -best[i])[:5]
+    # The counts, where there are, rank them: they repeat, times on a shared machine not.
+    top = sorted(range(len(kernels)), key=lambda i: -(counts or best)[i])[:5]
     for i in top:
         print(f"  {best[i] * 1e3:7.1f} ms" + (f" {counts[i] / 1e6:7.1f} M" if counts else "") +
               f"  {kernels[i][0]}")
