@@ -2,7 +2,8 @@
 v_wmma's A, B and C on three VGPR banks (seed 002: 32 instead of 34 cycles), at what
 cost in VGPRs, waves and main-loop instructions.
 
-    python benchmarks/bench_wmma_banks.py [--latency N | --ladder [--every N --offset I]]
+    python benchmarks/bench_wmma_banks.py [--latency N | --ladder [--every N --offset I] |
+                                           --batch-kernels N [--instructions]]
 
 Compiles 14 model-like and ragged shapes for f16, bf16 and i8 on gfx1100 and gfx1201
 (the selected perf config each), once as LLVM allocated them (wmma_banks.ENABLED =
@@ -29,18 +30,36 @@ not on three banks, with its assembly's first line, and each one the last resort
 out, compiled again as LLVM allocated it: VGPRs, waves per SIMD, main-loop
 instructions and VOP3 (_e64) 16-bit half instructions, before -> after. `--every N`
 compiles every Nth rung (from `--offset`).
+
+`--batch-kernels N`: instead, the renumbering's own CPU time over the gfx1100/gfx1201
+kernels of benchmarks/bench_batch_compile.py's 100-GEMM batch (66 GEMMs, 67 kernels;
+a split-K reduction has no v_wmma): their GEMMs are compiled once in this process, with
+the garbage collector as accel-compile sets it, the assembly LLVM printed
+for each kernel is kept, and `wmma_banks.renumber` runs on each N times; prints the
+total of the per-kernel best times, the five kernels that take longest, and how many
+kernels each first line's outcome has. `--instructions` adds the instructions the
+renumbering executes per kernel, counted by valgrind's callgrind in a child process
+with instrumentation on around each kernel's `renumber` alone (within ~0.5% from run
+to run, unlike a time on a shared machine; ~8 minutes).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter
 
 from accel.api import compile_gemm
-from bench_compile import cpu_seconds   # a script beside this one
+from bench_batch_compile import model_gemms   # scripts beside this one
+from bench_compile import cpu_seconds
+from accel import batch
 from accel.passes import wmma_banks
 from accel.passes.wmma_banks import wmma_bank_collisions
 from accel.target.database import get_arch
@@ -168,6 +187,108 @@ def ladder(every: int, offset: int) -> None:
               f"{len(_E64_HALF.findall(before)):5}->{len(_E64_HALF.findall(after)):<5}")
 
 
+def batch_kernels() -> list[tuple[str, str]]:
+    """(symbol, the assembly LLVM printed) of every kernel accel-wmma-banks renumbers in
+    the batch's gfx1100/gfx1201 GEMMs, in the batch's order."""
+    kept, renumber = [], wmma_banks.renumber
+
+    def keep(asm):
+        kept.append(asm)
+        return renumber(asm)
+
+    wmma_banks.renumber = keep
+    try:
+        batch.compile_batch([g for g in model_gemms() if g["arch"] != "gfx942"], cache=None)
+    finally:
+        wmma_banks.renumber = renumber
+    return [(re.search(r"^\t\.amdhsa_kernel (\S+)$", asm, re.M).group(1), asm) for asm in kept]
+
+
+# Under callgrind with instrumentation off: for each assembly file named on the command
+# line, prints `ready`, waits for a line on stdin (the parent has switched instrumentation
+# on), renumbers it, prints `done` and waits again (the parent has dumped the count).
+_COUNT_CHILD = """
+import sys
+from accel import batch
+from accel.passes import wmma_banks
+batch.collect_for_compiling()
+texts = [open(path).read() for path in sys.argv[1:]]
+wmma_banks.renumber(texts[0])        # first-call costs (regex compiles) outside the counts
+for text in texts:
+    print("ready", flush=True); sys.stdin.readline()
+    wmma_banks.renumber(text)
+    print("done", flush=True); sys.stdin.readline()
+"""
+
+
+def renumber_instructions(texts: list[str]) -> list[int]:
+    """Per assembly text: the instructions `wmma_banks.renumber` executes on it (callgrind)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for i, text in enumerate(texts):
+            paths.append(os.path.join(tmp, f"{i}.s"))
+            with open(paths[-1], "w") as f:
+                f.write(text)
+        out = os.path.join(tmp, "callgrind.out")
+        child = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+             f"--callgrind-out-file={out}", f"--log-file={out}.log", sys.executable, "-c",
+             _COUNT_CHILD, *paths], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+        def control(*flags: str) -> None:
+            subprocess.run(["callgrind_control", *flags, str(child.pid)], check=True,
+                           capture_output=True)
+
+        counts = []
+        for _ in paths:
+            assert child.stdout.readline().strip() == "ready"
+            control("--instr=on")
+            child.stdin.write("\n")
+            child.stdin.flush()
+            assert child.stdout.readline().strip() == "done"
+            control("--dump")
+            control("--instr=off")
+            # Each dump holds the events since the one before (its `totals` line).
+            dump = max((f for f in os.listdir(tmp) if f.startswith("callgrind.out.")
+                        and not f.endswith(".log")), key=lambda f: int(f.rsplit(".", 1)[1]))
+            with open(os.path.join(tmp, dump)) as f:
+                counts.append(int(re.search(r"^totals: (\d+)", f.read(), re.M).group(1)))
+            child.stdin.write("\n")
+            child.stdin.flush()
+        child.wait()
+    return counts
+
+
+def batch_renumbering(repeat: int, instructions: bool) -> None:
+    batch.collect_for_compiling()     # the garbage collector as accel-compile's processes set it
+    print(f"renumbering code: {wmma_banks.__file__}; load average "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    kernels = batch_kernels()
+    best, outcomes = [], Counter()
+    for symbol, asm in kernels:
+        times = []
+        for _ in range(repeat):
+            start = time.process_time()
+            out = wmma_banks.renumber(asm)
+            times.append(time.process_time() - start)
+        best.append(min(times))
+        first = out.split("\n", 1)[0]
+        outcomes[re.sub(r"\d+ of \d+|\(as allocated: \d+\)|within \d+ VGPRs.*", "..", first)] += 1
+    if instructions and not shutil.which("valgrind"):
+        sys.exit("--instructions: valgrind (callgrind) is not on PATH")
+    counts = renumber_instructions([asm for _, asm in kernels]) if instructions else None
+    print(f"{len(kernels)} kernels: renumbering CPU {sum(best):.3f} s (sum of each kernel's "
+          f"best of {repeat})" + (f"; {sum(counts) / 1e6:.1f} M instructions (callgrind)"
+                                   if counts else ""))
+    # The counts, where there are, rank them: they repeat, times on a shared machine not.
+    top = sorted(range(len(kernels)), key=lambda i: -(counts or best)[i])[:5]
+    for i in top:
+        print(f"  {best[i] * 1e3:7.1f} ms" + (f" {counts[i] / 1e6:7.1f} M" if counts else "") +
+              f"  {kernels[i][0]}")
+    for first, n in outcomes.most_common():
+        print(f"  {n:3} kernels: {first}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--latency", type=int, metavar="N",
@@ -176,7 +297,14 @@ def main() -> None:
                    help="compile the perf-config ladder through the pass instead")
     p.add_argument("--every", type=int, default=1, help="with --ladder: every Nth rung")
     p.add_argument("--offset", type=int, default=0, help="with --ladder: the first rung")
+    p.add_argument("--batch-kernels", type=int, metavar="N",
+                   help="time the renumbering of the batch's WMMA kernels, best of N, instead")
+    p.add_argument("--instructions", action="store_true",
+                   help="with --batch-kernels: callgrind's instruction counts too")
     args = p.parse_args()
+    if args.batch_kernels:
+        batch_renumbering(args.batch_kernels, args.instructions)
+        return
     if args.latency:
         latency(args.latency)
         return

@@ -15,12 +15,14 @@ values a tuple operand ties together, which move as one block. accel-wmma-banks
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
 MAX_VGPRS = 256
-# `v` first (the regex engine then skips to each `v`), not preceded by a word character.
-_VGPR = re.compile(r"v(?<![\w.]v)(?:(\d+)|\[(\d+):(\d+)\])")
+# `v` first (the regex engine then skips to each `v`), not preceded by a word character;
+# then whether a 16-bit half (`.l`, `.h`) follows, looked at, not taken into the match.
+_VGPR = re.compile(r"v(?<![\w.]v)(?:(\d+)|\[(\d+):(\d+)\])(?=(\.[lh]))?")
 _ODD_VGPR = re.compile(r"v\[(?!\d+:\d+\])")
 
 
@@ -70,12 +72,16 @@ class _Instr:
 def _operands(line: str, lo: int, hi: int, vopd: bool) -> list[list]:
     ops = []
     for m in _VGPR.finditer(line, lo, hi):
-        single, a, b = m.groups()
-        at = m.start()
-        reg, size = (int(single), 1) if single else (int(a), int(b) - int(a) + 1)
-        arg = line.count(",", lo, at) if vopd else 0 if at == lo else 1
-        ops.append([reg, size, at, m.end(), arg, line.startswith((".l", ".h"), m.end()),
-                    USE, -1])
+        single, a, b, half = m.groups()
+        at, end = m.span()
+        if single:
+            reg = int(single)
+            size = 1
+        else:
+            reg = int(a)
+            size = int(b) - reg + 1
+        ops.append([reg, size, at, end, line.count(",", lo, at) if vopd else 0 if at == lo else 1,
+                    half is not None, USE, -1])
     return ops
 
 
@@ -270,6 +276,13 @@ _SCALAR_RESULT = ("v_cmp", "v_read", "v_add_co", "v_sub_co", "v_subrev_co", "v_m
                   "v_mad_i64", "v_mad_co", "v_div_scale")
 
 
+@functools.lru_cache(maxsize=None)
+def _steps_lanes(mnemonic: str) -> bool:
+    """May `mnemonic` write EXEC or an SGPR that holds a lane mask (Lanes.step)?"""
+    return mnemonic[:2] == "s_" and not mnemonic.startswith(_NO_SCALAR_RESULT) or \
+        mnemonic.startswith(_SCALAR_RESULT)
+
+
 def _join(a: dict, b: dict) -> dict:
     return {k: v for k, v in a.items() if k in b and b[k] == v} | \
         {"exec": a["exec"] if a["exec"] == b["exec"] else None}
@@ -283,16 +296,18 @@ def masked_instructions(kernel: Kernel, succ: list[list[int]]) -> list[bool]:
     masked = [True] * len(kernel.instrs)    # unreached code: assume the worst
     work = [0]
     instrs = kernel.instrs
+    # The instructions that may change a mask; between them EXEC stays what it is.
+    steps = [i for i, ins in enumerate(instrs) if _steps_lanes(ins.mnemonics[0])]
     while work:
         b = work.pop()
         state = state_in[b]
         first, end, _ = kernel.blocks[b]
-        for i in range(first, end):
-            masked[i] = state["exec"] != Lanes.ALL
-            mnemonic = instrs[i].mnemonics[0]
-            if mnemonic[:2] == "s_" and not mnemonic.startswith(_NO_SCALAR_RESULT) or \
-                    mnemonic.startswith(_SCALAR_RESULT):
-                state = lanes.step(state, i, mnemonic, kernel.args(i))
+        at = first
+        for i in steps[bisect.bisect_left(steps, first):bisect.bisect_left(steps, end)]:
+            masked[at:i + 1] = [state["exec"] != Lanes.ALL] * (i + 1 - at)
+            state = lanes.step(state, i, instrs[i].mnemonics[0], kernel.args(i))
+            at = i + 1
+        masked[at:end] = [state["exec"] != Lanes.ALL] * (end - at)
         for s in succ[b]:
             new = state if state_in[s] is None else _join(state_in[s], state)
             if new != state_in[s]:
@@ -301,10 +316,23 @@ def masked_instructions(kernel: Kernel, succ: list[list[int]]) -> list[bool]:
     return masked
 
 
+# Instruction classes of _assign_roles.
+_WMMA, _VALU, _READS, _LOAD, _STORE, _UNMODELLED = range(6)
+
+
+@functools.lru_cache(maxsize=None)
+def _kind(mnemonic: str) -> int:
+    if mnemonic.startswith("v_wmma"):
+        return _WMMA
+    if mnemonic[:2] == "v_":
+        return _READS if mnemonic.startswith(_READS_FIRST) else _VALU
+    if mnemonic.startswith(_LOADS):
+        return _LOAD
+    return _STORE if mnemonic.startswith(_STORES) else _UNMODELLED
+
+
 def _assign_roles(ins: _Instr, masked: bool) -> None:
     ops = ins.ops
-    if not ops:
-        return
     if len(ins.mnemonics) == 2:
         # VOPD: each component's first operand; written while the other component still
         # reads (LLVM pairs only independent halves; no source may become a result).
@@ -314,25 +342,26 @@ def _assign_roles(ins: _Instr, masked: bool) -> None:
         return
     mnemonic = ins.mnemonics[0]
     result = ops[0] if ops[0][ARG] == 0 else None
-    if mnemonic.startswith("v_wmma"):
+    kind = _kind(mnemonic)
+    if kind == _WMMA:
         if len(ops) not in (3, 4) or result is None or any(o[SIZE] == 1 for o in ops):
             raise Refused(f"unrecognized operands of {mnemonic}")
         same = len(ops) == 4 and ops[3][REG] == result[REG] and ops[3][SIZE] == result[SIZE]
         # D partly over A or B is not allowed; D equal to C is an update in place.
         result[ROLE] = RMW if same else EARLY
-    elif mnemonic[:2] == "v_":
-        if result is None or mnemonic.startswith(_READS_FIRST):
+    elif kind == _VALU or kind == _READS:
+        if result is None or kind == _READS:
             return
         size = result[SIZE]
         # A tuple result equal to a source (v_lshlrev_b64 v[0:1], 1, v[0:1]) stays one.
         identical = size > 1 and any(o[REG] == result[REG] and o[SIZE] == size for o in ops[1:])
         result[ROLE] = RMW if masked or result[HALF] or identical or \
             _keeps_rest(mnemonic) else EARLY if size > 1 else DEF
-    elif mnemonic.startswith(_LOADS):
+    elif kind == _LOAD:
         if result is None:
             raise Refused(f"unrecognized operands of {mnemonic}")
         result[ROLE] = RMW if masked or "d16" in mnemonic else DEF
-    elif not mnemonic.startswith(_STORES):
+    elif kind == _UNMODELLED:
         raise Refused(f"no model of the VGPRs {mnemonic} reads and writes")
 
 
@@ -346,8 +375,9 @@ class Values:
         succ = kernel.successors()
         masked = masked_instructions(kernel, succ)
         instrs, blocks = kernel.instrs, kernel.blocks
-        for i, ins in enumerate(instrs):
-            _assign_roles(ins, masked[i])
+        for ins, m in zip(instrs, masked):
+            if ins.ops:
+                _assign_roles(ins, m)
         nb = len(blocks)
         gen, kill, written = [0] * nb, [0] * nb, [0] * nb
         for b, (first, end, _) in enumerate(blocks):
@@ -397,8 +427,9 @@ class Values:
             live_in[b] &= defined_in[b]
             live_out[b] &= defined_in[b] | written[b]
 
-        parent: list[int] = []
-        reg_of: list[int] = []
+        parent: list[int] = []       # node -> the node it joined (itself: a root)
+        reg_of: list[int] = []       # node -> its register
+        new_node, new_reg = parent.append, reg_of.append
 
         def find(x: int) -> int:
             while parent[x] != x:
@@ -406,78 +437,94 @@ class Values:
                 x = parent[x]
             return x
 
-        segments = []          # (node, first point, last point)
+        segments = []          # [node, first point, last point]
         joins = []             # (node at a block's end, successor block, register)
         in_nodes: list[dict[int, int]] = []
         tuples = []            # nodes of one tuple operand
         for b, (first, end, _) in enumerate(blocks):
-            cur, since, last = {}, {}, {}
+            # Per register: [its node, first point, last point so far], the segment it
+            # becomes when the register is written again or the block ends.
+            cur: dict[int, list[int]] = {}
             at = 2 * first
             entry = {}
             for r in _bits(live_in[b]):
-                entry[r] = cur[r] = n = len(parent)
-                parent.append(n)
-                reg_of.append(r)
-                since[r] = last[r] = at
+                entry[r] = n = len(parent)
+                cur[r] = [n, at, at]
+                new_node(n)
+                new_reg(r)
             in_nodes.append(entry)
+            # (Single registers, most operands, take the first branch: no list of nodes.)
             for i in range(first, end):
                 ops = instrs[i].ops
                 if not ops:
                     continue
                 use_at = 2 * i
+                defs = False
                 for o in ops:
                     role = o[ROLE]
                     if role == USE or role == RMW:
                         # An update in place (RMW) continues the value it reads.
                         seen = use_at if role == USE else use_at + 1
+                        r = o[REG]
+                        if o[SIZE] == 1:
+                            seg = cur.get(r)
+                            if seg is None:       # garbage: nothing wrote it
+                                cur[r] = seg = [len(parent), use_at, seen]
+                                new_node(seg[0])
+                                new_reg(r)
+                            else:
+                                seg[2] = seen
+                            o[NODE] = seg[0]
+                            continue
                         nodes = []
-                        for r in range(o[REG], o[REG] + o[SIZE]):
-                            n = cur.get(r)
-                            if n is None:       # garbage: nothing wrote it
-                                cur[r] = n = len(parent)
-                                parent.append(n)
-                                reg_of.append(r)
-                                since[r] = use_at
-                            last[r] = seen
-                            nodes.append(n)
+                        for r in range(r, r + o[SIZE]):
+                            seg = cur.get(r)
+                            if seg is None:
+                                cur[r] = seg = [len(parent), use_at, seen]
+                                new_node(seg[0])
+                                new_reg(r)
+                            else:
+                                seg[2] = seen
+                            nodes.append(seg[0])
                         o[NODE] = nodes[0]
-                        if len(nodes) > 1:
-                            tuples.append(nodes)
+                        tuples.append(nodes)
+                    else:
+                        defs = True
+                if not defs:
+                    continue
                 for o in ops:
                     role = o[ROLE]
                     if role == USE or role == RMW:
                         continue
                     born = use_at if role == EARLY else use_at + 1
-                    nodes = []
-                    for r in range(o[REG], o[REG] + o[SIZE]):
-                        n = len(parent)
-                        parent.append(n)
-                        reg_of.append(r)
-                        if r in cur:
-                            segments.append((cur[r], since[r], last[r]))
-                        cur[r] = n
-                        since[r] = born
-                        last[r] = use_at + 1
-                        nodes.append(n)
-                    o[NODE] = nodes[0]
-                    if len(nodes) > 1:
-                        tuples.append(nodes)
+                    r = o[REG]
+                    o[NODE] = n = len(parent)
+                    for r in range(r, r + o[SIZE]):
+                        new_node(n)
+                        new_reg(r)
+                        seg = cur.get(r)
+                        if seg is not None:
+                            segments.append(seg)
+                        cur[r] = [n, born, use_at + 1]
+                        n += 1
+                    if o[SIZE] > 1:
+                        tuples.append(list(range(o[NODE], n)))
             end_point = 2 * end - 1 if end > first else 2 * first
             out = live_out[b]
-            for r, n in cur.items():
-                segments.append((n, since[r], end_point if out >> r & 1 else last[r]))
+            for r, seg in cur.items():
+                if out >> r & 1:
+                    seg[2] = end_point
+                segments.append(seg)
             for r in _bits(out):
                 for s in succ[b]:
-                    joins.append((cur[r], s, r))
+                    joins.append((cur[r][0], s, r))
         for n, s, r in joins:
             target = in_nodes[s].get(r)
             if target is not None:
                 a, c = find(n), find(target)
                 if a != c:
                     parent[a] = c
-        if any(o[NODE] < 0 for ins in instrs for o in ins.ops):
-            raise Refused("an instruction outside the kernel's blocks")
-        web = [find(n) for n in range(len(parent))]      # node -> its value
+        web = [n if p == n else find(n) for n, p in enumerate(parent)]   # node -> its value
         pinned = {web[n] for n in in_nodes[0].values()}
 
         # Atoms: values tied by tuple operands (a value's offset in its atom is its
@@ -492,7 +539,7 @@ class Values:
                 atom_parent[x], x = root, atom_parent[x]
             return root
 
-        for ws in {tuple(web[n] for n in nodes) for nodes in tuples}:
+        for ws in {tuple([web[n] for n in nodes]) for nodes in tuples}:
             a = afind(ws[0])
             for w in ws[1:]:
                 c = afind(w)

@@ -237,7 +237,15 @@ STRATEGIES = (("links", "wmma by bank"), ("links", "all by bank"), ("size", "all
 # ladder rungs f16 64x128x16 at the 259th, bf16 64x128x16, 128x128x2 and 256x256x4 at
 # the 40th, 187th and 3rd; the other six none within 1500 (their peak pressure 0 to 7
 # VGPRs under the budget; `_reordered` lays them out). 400 restarts cost the six 0.1 to
-# 0.3 s of CPU each.
+# 0.3 s of CPU each. Four gfx1201 f16 kernels of benchmarks/bench_batch_compile.py's
+# batch (m=2048, 239 of 240 VGPRs) no try and no last resort lays out, 0.09 to 0.4 s
+# each (`python benchmarks/bench_wmma_banks.py --batch-kernels 3`); no test at one
+# program point could refuse them first: their pressure peaks at 239, and at each of
+# the 106 points within 8 of the budget 31 single-VGPR values are live to fill the gaps
+# three banks leave (at most 3 between two of them), while the accumulators e32 halves
+# keep below v128 fill at most 128 (120) of its 128 registers, as LLVM's allocation
+# shows they can. What fails is a value's one place over its whole life, which only
+# the search decides.
 RESTARTS = 400
 RESTART_JITTER = 40
 RESTART_SEED = 0

@@ -572,3 +572,50 @@ def test_a_spill_reads_and_writes_vgprs():
     store, load = kernel.instrs[1].ops, kernel.instrs[2].ops
     assert [(o[vgpr_values.REG], o[vgpr_values.ROLE]) for o in store + load] == \
         [(1, vgpr_values.USE), (2, vgpr_values.DEF)]
+
+
+def plain_operands(line: str) -> list[tuple]:
+    """The VGPR operands of one instruction line, read piece by piece: (first register,
+    registers, offset, end, operand index (VOPD) or whether it is not the first, a 16-bit
+    half follows, VOPD component or None)."""
+    code = line.split(";")[0]
+    comps = code.split("::")
+    out, base = [], 0
+    for k, comp in enumerate(comps):
+        mnemonic = comp.split()[0]
+        args = base + comp.index(mnemonic) + len(mnemonic)
+        while args < len(line) and line[args] in " \t":
+            args += 1
+        if not mnemonic.startswith("s_"):
+            at = args
+            for i, piece in enumerate(comp[args - base:].split(",")):
+                for m in re.finditer(r"v(\d+)|v\[(\d+):(\d+)\]", piece):
+                    if m.start() and (piece[m.start() - 1].isalnum() or
+                                      piece[m.start() - 1] in "_."):
+                        continue
+                    first = int(m.group(1) or m.group(2))
+                    size = 1 if m.group(1) else int(m.group(3)) - first + 1
+                    start, end = at + m.start(), at + m.end()
+                    arg = i if len(comps) == 2 else int(start != args)
+                    out.append((first, size, start, end, arg,
+                                line[end:end + 2] in (".l", ".h"),
+                                k if len(comps) == 2 else None))
+                at += len(piece) + 1
+        base += len(comp) + 2
+    return out
+
+
+@pytest.mark.parametrize("case", [CASES[0], CASES[11]], ids=lambda c: f"{c[0]}-{c[1]}")
+def test_operands_are_a_plain_reading_of_each_line(case):
+    """Kernel's operands (one regex over each line, the 16-bit half looked ahead at) are
+    those a piece-by-piece reading of the line finds, VOPD halves and 16-bit halves
+    included."""
+    kernel = vgpr_values.Kernel(llvm_assembly(*case))
+    seen = set()
+    for ins in kernel.instrs:
+        line = kernel.lines[ins.line]
+        got = [tuple(o[:vgpr_values.HALF + 1]) + (o[8] if len(o) > 8 else None,)
+               for o in ins.ops]
+        assert got == plain_operands(line), line
+        seen |= {"vopd" for o in got if o[-1] is not None} | {"half" for o in got if o[5]}
+    assert seen == {"vopd", "half"}
