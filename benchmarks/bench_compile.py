@@ -419,38 +419,49 @@ def llvm_instructions() -> None:
                     machine.append(sum(len(_INSTRUCTION.findall(asm.decode()))
                                        for asm in binaries(module).values()))
                 cases.append((f"{arch:8} g={g} m={m:<5} n={n:<6} k={k:<5} {t:5}", path))
-        out = os.path.join(tmp, "callgrind.out")
-        child = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
-             f"--callgrind-out-file={out}", f"--log-file={out}.log", sys.executable, "-c",
-             _COUNT_CHILD, *(path for _, path in cases)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-        def control(*flags: str) -> None:
-            subprocess.run(["callgrind_control", *flags, str(child.pid)], check=True,
-                           capture_output=True)
-
         counts = []
-        for i, (label, _) in enumerate(cases):
-            assert child.stdout.readline().strip() == "ready"
-            control("--instr=on")
-            child.stdin.write("\n"); child.stdin.flush()
-            assert child.stdout.readline().strip() == "done"
-            control("--dump")
-            control("--instr=off")
-            # Each dump holds the events since the previous one (a dump zeroes them): its
-            # `totals` line (its `summary` wraps below zero after the first dump).
-            dump = max((f for f in os.listdir(tmp) if f.startswith("callgrind.out.")
-                        and not f.endswith(".log")), key=lambda f: int(f.rsplit(".", 1)[1]))
-            with open(os.path.join(tmp, dump)) as f:
-                counts.append(int(re.search(r"^totals: (\d+)", f.read(), re.M).group(1)))
-            print(f"{label} {counts[-1] / 1e6:8.1f} M LLVM instructions, "
-                  f"{machine[i]:5} machine instructions", flush=True)
-            child.stdin.write("\n"); child.stdin.flush()
-        child.wait()
+        # The counts first: zip then resumes them past the last case, which ends the child.
+        for count, (label, _), machine_instructions in zip(
+                callgrind_counts(_COUNT_CHILD, [path for _, path in cases], tmp), cases, machine):
+            counts.append(count)
+            print(f"{label} {count / 1e6:8.1f} M LLVM instructions, "
+                  f"{machine_instructions:5} machine instructions", flush=True)
     print(f"median over {len(counts)} GEMMs: {statistics.median(counts) / 1e6:.1f} M; "
           f"total {sum(counts) / 1e6:.1f} M LLVM instructions")
     print(f"load average after: {load_average()}")
+
+
+def callgrind_counts(child_source: str, paths: list[str], tmp: str):
+    """Run `child_source` (Python) on `paths` under callgrind with instrumentation off and
+    yield, per path, the instructions counted while the child works on it. The child
+    prints `ready` and waits for a line on stdin before each path's work (instrumentation
+    is switched on), then prints `done` and waits again (the count is dumped and
+    instrumentation switched off)."""
+    out = os.path.join(tmp, "callgrind.out")
+    child = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
+         f"--log-file={out}.log", sys.executable, "-c", child_source, *paths],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def control(*flags: str) -> None:
+        subprocess.run(["callgrind_control", *flags, str(child.pid)], check=True,
+                       capture_output=True)
+
+    for _ in paths:
+        assert child.stdout.readline().strip() == "ready"
+        control("--instr=on")
+        child.stdin.write("\n"); child.stdin.flush()
+        assert child.stdout.readline().strip() == "done"
+        control("--dump")
+        control("--instr=off")
+        # Each dump holds the events since the previous one (a dump zeroes them): its
+        # `totals` line (its `summary` wraps below zero after the first dump).
+        dump = max((f for f in os.listdir(tmp) if f.startswith("callgrind.out.")
+                    and not f.endswith(".log")), key=lambda f: int(f.rsplit(".", 1)[1]))
+        with open(os.path.join(tmp, dump)) as f:
+            yield int(re.search(r"^totals: (\d+)", f.read(), re.M).group(1))
+        child.stdin.write("\n"); child.stdin.flush()
+    child.wait()
 
 
 def first_select(repeat: int, pythonpath: str | None) -> None:

@@ -68,12 +68,13 @@ from accel.dialect.element_types import NUMPY_TYPES
 from accel.diagnostics import AccelError
 from accel.dialect.perf_config import PerfConfig
 from accel.dialect.kernel_plan import BF16_ROUNDS
-from accel.passes import plan_kernel, wmma_banks
+from accel.passes import wmma_banks
 from accel.passes.gemm_to_gpu import lower_gemms
 from accel.passes.plan_kernel import PlanKernel
 from accel.passes.wmma_banks import wmma_bank_collisions
 from accel.sim import run_kernel
 from accel.target.database import get_arch
+from bench_compile import force_bf16_round   # scripts beside this one
 
 # (arch, in_type, perf config, A layout, B layout): the tiles selection picks for large
 # and skinny GEMMs, plus a small one, in the plain layouts a graph compiler passes most.
@@ -554,16 +555,6 @@ def c_staging(arch_filter: str | None, sim: bool) -> None:
                        f"lds {r.kernels[0].metadata['lds_bytes']} B, cpu {min(cpu) * 1e3:.0f} ms"
                        + conflicts)
         print(f"  [{i}] {arch} {t} {config}\n      0: {row[0]}\n      1: {row[1]}")
-
-
-def force_bf16_round(way: str) -> None:
-    """Plan every f32 -> bf16 rounding `way` (the plan's rule still says where there is
-    one)."""
-    rule = plan_kernel.bf16_round
-
-    def forced(*args):
-        return None if rule(*args) is None else way
-    plan_kernel.bf16_round = forced
 
 
 def main() -> None:

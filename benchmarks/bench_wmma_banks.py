@@ -50,7 +50,6 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -58,7 +57,7 @@ from collections import Counter
 
 from accel.api import compile_gemm
 from bench_batch_compile import model_gemms   # scripts beside this one
-from bench_compile import cpu_seconds
+from bench_compile import callgrind_counts, cpu_seconds
 from accel import batch
 from accel.passes import wmma_banks
 from accel.passes.wmma_banks import wmma_bank_collisions
@@ -229,34 +228,7 @@ def renumber_instructions(texts: list[str]) -> list[int]:
             paths.append(os.path.join(tmp, f"{i}.s"))
             with open(paths[-1], "w") as f:
                 f.write(text)
-        out = os.path.join(tmp, "callgrind.out")
-        child = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
-             f"--callgrind-out-file={out}", f"--log-file={out}.log", sys.executable, "-c",
-             _COUNT_CHILD, *paths], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-        def control(*flags: str) -> None:
-            subprocess.run(["callgrind_control", *flags, str(child.pid)], check=True,
-                           capture_output=True)
-
-        counts = []
-        for _ in paths:
-            assert child.stdout.readline().strip() == "ready"
-            control("--instr=on")
-            child.stdin.write("\n")
-            child.stdin.flush()
-            assert child.stdout.readline().strip() == "done"
-            control("--dump")
-            control("--instr=off")
-            # Each dump holds the events since the one before (its `totals` line).
-            dump = max((f for f in os.listdir(tmp) if f.startswith("callgrind.out.")
-                        and not f.endswith(".log")), key=lambda f: int(f.rsplit(".", 1)[1]))
-            with open(os.path.join(tmp, dump)) as f:
-                counts.append(int(re.search(r"^totals: (\d+)", f.read(), re.M).group(1)))
-            child.stdin.write("\n")
-            child.stdin.flush()
-        child.wait()
-    return counts
+        return list(callgrind_counts(_COUNT_CHILD, paths, tmp))
 
 
 def batch_renumbering(repeat: int, instructions: bool) -> None:

@@ -77,7 +77,8 @@ E32_HALF_LIMIT = 128
 # for a half above v127, is the same operation on the same operands: where the last
 # resort (`_reordered`) puts such a half above v127, its _e32 becomes _e64 (4 bytes
 # more, outside the main loop). The only ones on halves in the kernels measured: f16
-# results (v_cvt_f16_f32, 64 to 128 a kernel), bf16 ones (v_mov_b16, 32).
+# results (v_cvt_f16_f32, 64 to 128 a kernel), bf16 ones (v_mov_b16, 32) where LLVM
+# packs a bf16 C (the plan's bf16_round "truncf"; "i32" packs with v_perm_b32).
 WIDENED_E32 = ("v_cvt_f16_f32_e32", "v_mov_b16_e32")
 # Residue searches give up after this many assignments (the largest kernels measured
 # need a few hundred; a bound keeps a pathological one from stalling a compile).
