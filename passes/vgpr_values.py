@@ -453,7 +453,6 @@ class Values:
                 new_node(n)
                 new_reg(r)
             in_nodes.append(entry)
-            # (Single registers, most operands, take the first branch: no list of nodes.)
             for i in range(first, end):
                 ops = instrs[i].ops
                 if not ops:
@@ -465,8 +464,8 @@ class Values:
                     if role == USE or role == RMW:
                         # An update in place (RMW) continues the value it reads.
                         seen = use_at if role == USE else use_at + 1
-                        r = o[REG]
-                        if o[SIZE] == 1:
+                        first_reg, size = o[REG], o[SIZE]
+                        for r in range(first_reg, first_reg + size):
                             seg = cur.get(r)
                             if seg is None:       # garbage: nothing wrote it
                                 cur[r] = seg = [len(parent), use_at, seen]
@@ -474,20 +473,9 @@ class Values:
                                 new_reg(r)
                             else:
                                 seg[2] = seen
-                            o[NODE] = seg[0]
-                            continue
-                        nodes = []
-                        for r in range(r, r + o[SIZE]):
-                            seg = cur.get(r)
-                            if seg is None:
-                                cur[r] = seg = [len(parent), use_at, seen]
-                                new_node(seg[0])
-                                new_reg(r)
-                            else:
-                                seg[2] = seen
-                            nodes.append(seg[0])
-                        o[NODE] = nodes[0]
-                        tuples.append(nodes)
+                        o[NODE] = cur[first_reg][0]
+                        if size > 1:
+                            tuples.append([cur[r][0] for r in range(first_reg, first_reg + size)])
                     else:
                         defs = True
                 if not defs:
