@@ -232,6 +232,8 @@ def renumber_instructions(texts: list[str]) -> list[int]:
 
 
 def batch_renumbering(repeat: int, instructions: bool) -> None:
+    if instructions and not shutil.which("valgrind"):
+        sys.exit("--instructions: valgrind (callgrind) is not on PATH")
     batch.collect_for_compiling()     # the garbage collector as accel-compile's processes set it
     print(f"renumbering code: {wmma_banks.__file__}; load average "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -246,8 +248,6 @@ def batch_renumbering(repeat: int, instructions: bool) -> None:
         best.append(min(times))
         first = out.split("\n", 1)[0]
         outcomes[re.sub(r"\d+ of \d+|\(as allocated: \d+\)|within \d+ VGPRs.*", "..", first)] += 1
-    if instructions and not shutil.which("valgrind"):
-        sys.exit("--instructions: valgrind (callgrind) is not on PATH")
     counts = renumber_instructions([asm for _, asm in kernels]) if instructions else None
     print(f"{len(kernels)} kernels: renumbering CPU {sum(best):.3f} s (sum of each kernel's "
           f"best of {repeat})" + (f"; {sum(counts) / 1e6:.1f} M instructions (callgrind)"
